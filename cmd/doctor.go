@@ -1,0 +1,172 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/operator-lab/lab/internal/buildinfo"
+	"github.com/operator-lab/lab/internal/controlplane"
+)
+
+func init() { register(newDoctorCmd) }
+
+// DoctorOptions are the flags of `lab doctor`.
+type DoctorOptions struct {
+	// SkipStart leaves out the timed start and stop of a control plane.
+	SkipStart bool
+}
+
+func newDoctorCmd(streams IOStreams) *cobra.Command {
+	var opts DoctorOptions
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the Go toolchain, control-plane binaries, a control-plane start, and the terminal",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runDoctor(c.Context(), streams, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.SkipStart, "skip-start", false, "do not start a control plane")
+	return c
+}
+
+// checkResult is one line of the doctor's report; Fix is set for problems.
+type checkResult struct {
+	Name, Detail, Fix string
+}
+
+func runDoctor(ctx context.Context, streams IOStreams, opts DoctorOptions) error {
+	var results []checkResult
+	results = append(results, checkGo())
+	bins, binResult := checkBinaries()
+	results = append(results, binResult)
+	if !opts.SkipStart && binResult.Fix == "" {
+		results = append(results, checkStart(ctx, bins))
+	}
+	results = append(results, checkTerminal(streams)...)
+
+	problems := 0
+	for _, r := range results {
+		mark := "ok "
+		if r.Fix != "" {
+			mark = "BAD"
+			problems++
+		}
+		fmt.Fprintf(streams.Out, "[%s] %-14s %s\n", mark, r.Name, r.Detail)
+		if r.Fix != "" {
+			fmt.Fprintf(streams.Out, "      fix: %s\n", r.Fix)
+		}
+	}
+	if problems > 0 {
+		fmt.Fprintf(streams.Out, "%d problem(s) found\n", problems)
+		return exitError{code: 1}
+	}
+	fmt.Fprintln(streams.Out, "everything lab needs is in place")
+	return nil
+}
+
+func checkGo() checkResult {
+	r := checkResult{Name: "go toolchain"}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		r.Detail = "not found on PATH"
+		r.Fix = "install Go 1.26 or newer from https://go.dev/dl/ (lab check builds your code with it)"
+		return r
+	}
+	out, err := exec.Command(goBin, "version").Output()
+	if err != nil {
+		r.Detail = goBin + " does not run: " + err.Error()
+		r.Fix = "reinstall Go from https://go.dev/dl/"
+		return r
+	}
+	r.Detail = strings.TrimSpace(string(out)) + " (" + goBin + ")"
+	return r
+}
+
+func checkBinaries() (controlplane.Binaries, checkResult) {
+	r := checkResult{Name: "control plane"}
+	bins, err := controlplane.Find()
+	if err != nil {
+		r.Detail = err.Error()
+		r.Fix = "run `lab setup` (downloads or builds them once, into the setup-envtest store)"
+		return bins, r
+	}
+	var versions []string
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		v, err := binaryVersion(bins.Path(name))
+		if err != nil {
+			r.Detail = fmt.Sprintf("%s in %s does not run: %v", name, bins.Dir, err)
+			r.Fix = "run `lab setup --from-source` to rebuild them"
+			return bins, r
+		}
+		versions = append(versions, name+" "+v)
+	}
+	r.Detail = fmt.Sprintf("%s in %s (from %s)", strings.Join(versions, ", "), bins.Dir, bins.Source)
+	if !strings.Contains(versions[0], "v"+buildinfo.KubernetesVersion[:strings.LastIndex(buildinfo.KubernetesVersion, ".")]) {
+		r.Fix = fmt.Sprintf("lab expects Kubernetes %s: run `lab setup --from-source`, or point KUBEBUILDER_ASSETS at 1.37 binaries", buildinfo.KubernetesVersion)
+	}
+	return bins, r
+}
+
+// binaryVersion runs `NAME --version` and returns the version it names.
+func binaryVersion(path string) (string, error) {
+	out, err := exec.Command(path, "--version").CombinedOutput()
+	if err != nil {
+		return "", err
+	}
+	for _, field := range strings.Fields(string(out)) {
+		if strings.HasPrefix(field, "v") || (len(field) > 0 && field[0] >= '0' && field[0] <= '9' && strings.Contains(field, ".")) {
+			return field, nil
+		}
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func checkStart(ctx context.Context, bins controlplane.Binaries) checkResult {
+	r := checkResult{Name: "start/stop"}
+	t := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		r.Detail = err.Error()
+		r.Fix = "see the error above; `lab setup --from-source` rebuilds broken binaries"
+		return r
+	}
+	started := time.Since(t)
+	t = time.Now()
+	if err := cp.Stop(); err != nil {
+		r.Detail = err.Error()
+		r.Fix = "a control-plane process did not stop; check for leftover etcd/kube-apiserver processes"
+		return r
+	}
+	r.Detail = fmt.Sprintf("started %s at %s in %s, stopped in %s", cp.KubernetesVersion, cp.Host,
+		started.Round(10*time.Millisecond), time.Since(t).Round(10*time.Millisecond))
+	return r
+}
+
+func checkTerminal(streams IOStreams) []checkResult {
+	r := checkResult{Name: "terminal"}
+	f, isFile := streams.Out.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		r.Detail = "not a terminal: lab start shows plain text instead of the live UI"
+		return []checkResult{r}
+	}
+	w, h, err := term.GetSize(int(f.Fd()))
+	profile := map[termenv.Profile]string{termenv.TrueColor: "true colour", termenv.ANSI256: "256 colours", termenv.ANSI: "16 colours", termenv.Ascii: "no colour"}[lipgloss.NewRenderer(f).ColorProfile()]
+	if os.Getenv("NO_COLOR") != "" {
+		profile += ", NO_COLOR set"
+	}
+	r.Detail = fmt.Sprintf("%dx%d, %s", w, h, profile)
+	if err == nil && (w < 80 || h < 24) {
+		r.Fix = "lab start needs at least 80x24: enlarge the window"
+	}
+	return []checkResult{r}
+}

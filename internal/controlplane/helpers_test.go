@@ -1,0 +1,12 @@
+package controlplane
+
+import "strings"
+
+func contains(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

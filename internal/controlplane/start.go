@@ -1,0 +1,264 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Start-up steps reported to Options.Progress, in order.
+const (
+	StepBinaries  = "binaries"
+	StepEtcd      = "etcd"
+	StepAPIServer = "kube-apiserver"
+	StepCRDs      = "CRDs"
+	StepReuse     = "reuse lab env"
+)
+
+// Options configure a control plane.
+type Options struct {
+	// CRDs are installed (and waited for) once the API server is up.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// Progress is told each start-up step and how long it took.
+	Progress func(step string, took time.Duration)
+	// SetupLog receives progress lines when binaries must be downloaded or built.
+	SetupLog io.Writer
+}
+
+func (o Options) progress(step string, since time.Time) {
+	if o.Progress != nil {
+		o.Progress(step, time.Since(since))
+	}
+}
+
+// ControlPlane is a running control plane: a private envtest or the shared
+// one of `lab env up`.
+type ControlPlane struct {
+	Config         *rest.Config
+	KubeconfigPath string
+	// Host is the API server URL (always a loopback address for local ones).
+	Host              string
+	KubernetesVersion string
+	StartedAt         time.Time
+	// Shared is true when this is the `lab env up` control plane: Stop leaves it running.
+	Shared bool
+
+	env *envtest.Environment
+	dir string
+}
+
+// Start starts a private control plane: etcd and kube-apiserver on loopback
+// with the given CRDs installed. The children are started so that they die
+// with this process even if it is killed with SIGKILL.
+func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
+	t := time.Now()
+	bins, err := Setup(ctx, SetupOptions{Log: opts.SetupLog})
+	if err != nil {
+		return nil, err
+	}
+	opts.progress(StepBinaries, t)
+
+	dir, err := os.MkdirTemp("", "lab-controlplane-")
+	if err != nil {
+		return nil, fmt.Errorf("create the control-plane directory: %w", err)
+	}
+	cp := &ControlPlane{dir: dir}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = cp.Stop()
+		}
+	}()
+	etcdPath, apiserverPath, err := deathLinkedLaunchers(dir, bins)
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    bins.Dir,
+		ControlPlaneStartTimeout: 60 * time.Second,
+		ControlPlaneStopTimeout:  20 * time.Second,
+	}
+	// envtest binds both to loopback addresses with free ports.
+	env.ControlPlane.GetAPIServer().Path = apiserverPath
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcdPath}
+	cp.env = env
+
+	t = time.Now()
+	etcdReady := watchEtcdReady(ctx, dir)
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start the control plane (binaries from %s, %s): %w", bins.Dir, bins.Source, err)
+	}
+	if etcdTook, ok := <-etcdReady; ok {
+		if opts.Progress != nil {
+			opts.Progress(StepEtcd, etcdTook)
+			opts.Progress(StepAPIServer, time.Since(t)-etcdTook)
+		}
+	} else {
+		opts.progress(StepEtcd+" + "+StepAPIServer, t)
+	}
+	cp.Config = cfg
+	cp.Host = cfg.Host
+	cp.StartedAt = time.Now()
+	cp.KubeconfigPath = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(cp.KubeconfigPath, env.KubeConfig, 0o600); err != nil {
+		return nil, fmt.Errorf("write the kubeconfig: %w", err)
+	}
+	if err := cp.installCRDs(opts); err != nil {
+		return nil, err
+	}
+	cp.KubernetesVersion = serverVersion(cfg)
+	ok = true
+	return cp, nil
+}
+
+func (cp *ControlPlane) installCRDs(opts Options) error {
+	if len(opts.CRDs) == 0 {
+		return nil
+	}
+	t := time.Now()
+	// envtest mutates what it installs; give it copies.
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(opts.CRDs))
+	for i, c := range opts.CRDs {
+		crds[i] = c.DeepCopy()
+	}
+	if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+		return fmt.Errorf("install CRDs: %w", err)
+	}
+	opts.progress(StepCRDs, t)
+	return nil
+}
+
+// Stop stops a private control plane and removes its files. For the shared
+// control plane it does nothing: `lab env down` stops that one.
+func (cp *ControlPlane) Stop() error {
+	if cp == nil || cp.Shared {
+		return nil
+	}
+	var err error
+	if cp.env != nil && cp.Config != nil {
+		err = cp.env.Stop()
+	} else if cp.env != nil {
+		// A failed start can leave one of the two running.
+		_ = cp.env.ControlPlane.Stop()
+	}
+	if cp.dir != "" {
+		_ = os.RemoveAll(cp.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("stop the control plane: %w", err)
+	}
+	return nil
+}
+
+func serverVersion(cfg *rest.Config) string {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return ""
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return ""
+	}
+	return v.GitVersion
+}
+
+// deathLinkedLaunchers writes small launchers that start etcd and
+// kube-apiserver through setpriv with a parent-death signal, so the kernel
+// kills them when lab dies, however it dies. envtest offers no hook for
+// SysProcAttr.Pdeathsig; exec keeps the PID, so envtest still stops them as usual.
+// Without setpriv (not Linux), the binaries are used directly and only a
+// clean exit stops them.
+func deathLinkedLaunchers(dir string, bins Binaries) (etcdPath, apiserverPath string, err error) {
+	setpriv, lookErr := exec.LookPath("setpriv")
+	launch := func(name, extra string) (string, error) {
+		if lookErr != nil {
+			return bins.Path(name), nil
+		}
+		path := filepath.Join(dir, "launch-"+name)
+		script := "#!/bin/sh\n" + extra + "exec " + shellQuote(setpriv) + " --pdeathsig KILL -- " + shellQuote(bins.Path(name)) + " \"$@\"\n"
+		if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+			return "", fmt.Errorf("write the %s launcher: %w", name, err)
+		}
+		return path, nil
+	}
+	// The etcd launcher also records etcd's arguments, from which
+	// watchEtcdReady learns its client URL to time the etcd step on its own.
+	etcdPath, err = launch("etcd", "printf '%s\\n' \"$@\" > "+shellQuote(filepath.Join(dir, "etcd.args"))+"\n")
+	if err != nil {
+		return "", "", err
+	}
+	apiserverPath, err = launch("kube-apiserver", "")
+	return etcdPath, apiserverPath, err
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// watchEtcdReady reports how long etcd took to answer /health, or closes the
+// channel without a value if that cannot be told.
+func watchEtcdReady(ctx context.Context, dir string) <-chan time.Duration {
+	out := make(chan time.Duration, 1)
+	start := time.Now()
+	go func() {
+		defer close(out)
+		deadline := time.After(60 * time.Second)
+		for {
+			if url := etcdClientURL(filepath.Join(dir, "etcd.args")); url != "" {
+				resp, err := http.Get(url + "/health")
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusOK {
+						out <- time.Since(start)
+						return
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-deadline:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return out
+}
+
+func etcdClientURL(argsFile string) string {
+	data, err := os.ReadFile(argsFile)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		if v, ok := strings.CutPrefix(l, "--advertise-client-urls="); ok {
+			return strings.Split(v, ",")[0]
+		}
+		if l == "--advertise-client-urls" && i+1 < len(lines) {
+			return strings.Split(lines[i+1], ",")[0]
+		}
+	}
+	return ""
+}
+
+// configFromKubeconfig loads a rest.Config from a kubeconfig file.
+func configFromKubeconfig(path string) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}
