@@ -13,7 +13,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // IOStreams are the standard streams a command uses, injectable so tests can
@@ -39,6 +42,13 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// controller-runtime's own logs would bury lab's output; what the
+	// operator does is shown as events. LAB_DEBUG=1 brings them back.
+	if os.Getenv("LAB_DEBUG") != "" {
+		ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+	} else {
+		ctrllog.SetLogger(logr.Discard())
+	}
 	return Execute(ctx, StdStreams(), os.Args[1:])
 }
 

@@ -29,6 +29,9 @@ type State struct {
 	Kubeconfig        string    `json:"kubeconfig"`
 	KubernetesVersion string    `json:"kubernetesVersion"`
 	StartedAt         time.Time `json:"startedAt"`
+	// ProcessStart is the kernel's start time of PID, so that a PID reused
+	// by another process after a crash is not taken for the control plane.
+	ProcessStart string `json:"processStart,omitempty"`
 }
 
 // ErrCorruptState means the state file exists but cannot be read as State.
@@ -79,7 +82,7 @@ func ReadState() (*State, error) {
 		}
 		return nil, fmt.Errorf("%w: %s (%s); run `lab env down` to clean it up", ErrCorruptState, path, detail)
 	}
-	if !processAlive(st.PID) {
+	if !processAlive(st.PID, st.ProcessStart) {
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("%w (removed a stale state file: process %d is gone)", ErrNotRunning, st.PID)
 	}
@@ -102,18 +105,33 @@ func writeState(st State) error {
 	return os.Rename(tmp, path)
 }
 
-// processAlive reports whether pid runs and is a lab process (a reused PID
-// belonging to something else counts as gone).
-func processAlive(pid int) bool {
+// processAlive reports whether pid runs and, where the kernel tells
+// (Linux /proc), is still the process that started at startTime.
+func processAlive(pid int, startTime string) bool {
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
-	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil {
-		return true // no /proc (macOS): trust kill(0)
+	if startTime == "" {
+		return true
 	}
-	fields := strings.Split(string(cmdline), "\x00")
-	return len(fields) > 0 && strings.Contains(filepath.Base(fields[0]), "lab")
+	now := processStartTime(pid)
+	return now == "" || now == startTime
+}
+
+// processStartTime returns field 22 of /proc/PID/stat (start time in clock
+// ticks since boot), or "" where there is no /proc.
+func processStartTime(pid int) string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return ""
+	}
+	s := string(data)
+	// The command name may hold spaces; the fields after ")" are fixed.
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 20 {
+		return ""
+	}
+	return fields[19]
 }
 
 // Serve runs the shared control plane in this process until ctx ends: it
@@ -146,7 +164,7 @@ func Serve(ctx context.Context, opts Options, ready func(*State)) error {
 		return fmt.Errorf("write %s: %w", kubeconfig, err)
 	}
 	st := State{Version: stateVersion, PID: os.Getpid(), Host: cp.Host, Kubeconfig: kubeconfig,
-		KubernetesVersion: cp.KubernetesVersion, StartedAt: cp.StartedAt}
+		KubernetesVersion: cp.KubernetesVersion, StartedAt: cp.StartedAt, ProcessStart: processStartTime(os.Getpid())}
 	if err := writeState(st); err != nil {
 		return err
 	}
@@ -236,7 +254,7 @@ func Down(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("signal the control plane (pid %d): %w", st.PID, err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for processAlive(st.PID) {
+	for processAlive(st.PID, st.ProcessStart) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(st.PID, syscall.SIGKILL)
 			break
@@ -261,13 +279,15 @@ func Ensure(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	if err == nil {
 		t := time.Now()
-		if cp, err := attach(st); err == nil {
-			opts.progress(StepReuse, t)
-			if err := cp.installCRDs(opts); err != nil {
-				return nil, err
-			}
-			return cp, nil
+		cp, err := attach(st)
+		if err != nil {
+			return nil, fmt.Errorf("%w; stop it with `lab env down` or wait until it answers", err)
 		}
+		opts.progress(StepReuse, t)
+		if err := cp.installCRDs(opts); err != nil {
+			return nil, err
+		}
+		return cp, nil
 	}
 	return Start(ctx, opts)
 }
@@ -280,7 +300,7 @@ func attach(st *State) (*ControlPlane, error) {
 	}
 	cfg.QPS, cfg.Burst = 1000, 2000
 	probe := *cfg
-	probe.Timeout = 2 * time.Second
+	probe.Timeout = 10 * time.Second
 	dc, err := discovery.NewDiscoveryClientForConfig(&probe)
 	if err != nil {
 		return nil, err
@@ -289,6 +309,6 @@ func attach(st *State) (*ControlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the lab env control plane at %s does not answer: %w", st.Host, err)
 	}
-	return &ControlPlane{Config: cfg, KubeconfigPath: st.Kubeconfig, Host: cfg.Host,
+	return &ControlPlane{Config: cfg, KubeconfigPath: st.Kubeconfig, Host: strings.TrimSuffix(cfg.Host, "/"),
 		KubernetesVersion: v.GitVersion, StartedAt: st.StartedAt, Shared: true}, nil
 }

@@ -110,7 +110,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		opts.progress(StepEtcd+" + "+StepAPIServer, t)
 	}
 	cp.Config = cfg
-	cp.Host = cfg.Host
+	cp.Host = strings.TrimSuffix(cfg.Host, "/")
 	cp.StartedAt = time.Now()
 	cp.KubeconfigPath = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(cp.KubeconfigPath, env.KubeConfig, 0o600); err != nil {

@@ -1,0 +1,16 @@
+package controlplane
+
+import (
+	"os"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+func TestMain(m *testing.M) {
+	// envtest logs through controller-runtime's logger; without one it
+	// prints a warning with a stack trace.
+	ctrllog.SetLogger(logr.Discard())
+	os.Exit(m.Run())
+}
