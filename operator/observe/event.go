@@ -138,9 +138,11 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 // String formats like time.Duration.
 func (d Duration) String() string { return time.Duration(d).String() }
 
-// MarshalJSON encodes the duration as text.
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
+// MarshalText encodes the duration as text; encoding/json quotes it. (Text
+// rather than JSON marshalling spares encoding/json re-validating the output,
+// a third of the cost of encoding an event.)
+func (d Duration) MarshalText() ([]byte, error) {
+	return []byte(time.Duration(d).String()), nil
 }
 
 // UnmarshalJSON accepts duration text, or a number of nanoseconds.
