@@ -48,7 +48,7 @@ test-deps: ## Install what the end-to-end tests drive (tmux)
 
 .PHONY: run
 run: setup ## Start the lab (LAB=3.1 or LAB=4.4)
-	$(BIN) doctor
+	$(BIN) start $(LAB)
 
 ##@ Test
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -48,6 +49,8 @@ func Main() int {
 		ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
 	} else {
 		ctrllog.SetLogger(logr.Discard())
+		// client-go warnings would otherwise land on the live UI's screen.
+		klog.SetLogger(logr.Discard())
 	}
 	return Execute(ctx, StdStreams(), os.Args[1:])
 }

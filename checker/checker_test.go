@@ -1,0 +1,316 @@
+package checker_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+// kubeconfig is the control plane every check in this package runs against.
+var kubeconfig string
+
+func TestMain(m *testing.M) {
+	os.Exit(runWithControlPlane(m))
+}
+
+func runWithControlPlane(m *testing.M) int {
+	all, err := labs.All()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, lab := range all {
+		labCRDs, err := checker.CRDs(lab)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		crds = append(crds, labCRDs...)
+	}
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{CRDs: crds, SetupLog: os.Stderr})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start control plane: %v\n", err)
+		return 1
+	}
+	defer func() { _ = cp.Stop() }()
+	kubeconfig = cp.KubeconfigPath
+	return m.Run()
+}
+
+func lab31(t *testing.T) *labs.Lab { return labByID(t, "3.1") }
+
+func labByID(t testing.TB, id string) *labs.Lab {
+	t.Helper()
+	lab, err := labs.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+// newWorkspace creates a workspace whose exercise files are the
+// solutions (solved) or the starters, then applies overrides (file → content).
+func newWorkspace(t testing.TB, lab *labs.Lab, solved bool, overrides map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lab-"+lab.ID)
+	if _, err := workspace.Create(lab, dir, "en"); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range lab.Exercises {
+		for _, f := range e.Files {
+			b, err := e.Starter(f)
+			if solved {
+				b, err = e.Solution(f)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, f, string(b))
+		}
+	}
+	for f, content := range overrides {
+		writeFile(t, dir, f, content)
+	}
+	return dir
+}
+
+func writeFile(t testing.TB, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// solutionWith returns an exercise file's solution with old replaced by new.
+func solutionWith(t *testing.T, lab *labs.Lab, file, old, new string) string {
+	t.Helper()
+	e := lab.ExerciseForFile(file)
+	b, err := e.Solution(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s's solution has no %q", file, old)
+	}
+	return strings.Replace(string(b), old, new, 1)
+}
+
+// snapshot hashes every file in dir.
+func snapshot(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = sha256.Sum256(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func check(t *testing.T, opts checker.Options) *checker.Report {
+	t.Helper()
+	opts.Kubeconfig = kubeconfig
+	before := snapshot(t, opts.Dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	report, err := checker.Check(ctx, opts)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	var human strings.Builder
+	_ = report.WriteHuman(&human, checker.HumanOptions{})
+	t.Logf("report:\n%s", human.String())
+	if after := snapshot(t, opts.Dir); !equalSnapshots(before, after) {
+		t.Errorf("the check changed the workspace: before %v, after %v", keys(before), keys(after))
+	}
+	return report
+}
+
+func equalSnapshots(a, b map[string][32]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func keys(m map[string][32]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func result(t *testing.T, r *checker.Report, id string) *checker.Result {
+	t.Helper()
+	for _, res := range r.Results {
+		if res.Exercise.ID == id {
+			return res
+		}
+	}
+	t.Fatalf("no result for exercise %s", id)
+	return nil
+}
+
+func expectResult(t *testing.T, r *checker.Report, id, status string, reasonParts ...string) {
+	t.Helper()
+	res := result(t, r, id)
+	if res.Status != status {
+		t.Errorf("exercise %s: status %s (%s), want %s", id, res.Status, res.Reason, status)
+		return
+	}
+	for _, part := range reasonParts {
+		if !strings.Contains(res.Reason, part) {
+			t.Errorf("exercise %s: reason %q does not mention %q", id, res.Reason, part)
+		}
+	}
+}
+
+// TestMixedSubmission covers, in one build: an exercise that passes, one
+// that panics, one that does not compile, and one whose folder holds the
+// learner's own test files — a failing test, a TestMain that exits 0 and a
+// file named like a hidden check — which must change nothing.
+func TestMixedSubmission(t *testing.T) {
+	lab := lab31(t)
+	dir := newWorkspace(t, lab, true, map[string]string{
+		"basics/reconciler.go": solutionWith(t, lab, "basics/reconciler.go",
+			"	var greeting learnv1alpha1.Greeting\n",
+			"	var greeting learnv1alpha1.Greeting\n	var missing map[string]int\n	missing[req.Name]++\n"),
+		"results/reconciler.go": solutionWith(t, lab, "results/reconciler.go",
+			"	ready, err := r.Dependency.Ready(ctx, &greeting)",
+			"	ready, err := r.Dependency.Ready(ctx, greeting)"),
+		"reads/mine_test.go":        "package reads\n\nimport \"testing\"\n\nfunc TestMine(t *testing.T) { t.Fatal(\"the learner's own failing test\") }\n",
+		"reads/main_test.go":        "package reads\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n",
+		"reads/reads_check_test.go": "package reads_test\n\nimport \"testing\"\n\nfunc TestCacheVersusAPIReads(t *testing.T) {}\n",
+	})
+	report := check(t, checker.Options{Lab: lab, Dir: dir})
+	expectResult(t, report, "manager", checker.StatusPass)
+	expectResult(t, report, "basics", checker.StatusError, "panicked", "assignment to entry in nil map", "basics/reconciler.go:")
+	expectResult(t, report, "results", checker.StatusError, "does not compile", "results/reconciler.go:")
+	expectResult(t, report, "reads", checker.StatusPass)
+	if report.Passed() {
+		t.Error("a report with errors says it passed")
+	}
+
+	// Exercism results.json: overall fail, one error test per broken exercise.
+	ex := report.Exercism()
+	if ex.Version != 3 || ex.Status != checker.StatusFail {
+		t.Errorf("results.json version %d status %s, want 3 fail", ex.Version, ex.Status)
+	}
+	statuses := map[int][]string{}
+	for _, test := range ex.Tests {
+		statuses[test.TaskID] = append(statuses[test.TaskID], test.Status)
+	}
+	if got := statuses[3]; len(got) != 1 || got[0] != checker.StatusError {
+		t.Errorf("results exercise (task 3) tests = %v, want one error", got)
+	}
+	if got := statuses[1]; len(got) < 4 {
+		t.Errorf("manager exercise (task 1) has %d tests, want one per check", len(got))
+	}
+	var junit bytes.Buffer
+	if err := report.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `<testsuite name="3.1/results" tests="1" failures="0" errors="1"`) {
+		t.Errorf("JUnit XML lacks the results suite with one error:\n%s", junit.String())
+	}
+}
+
+// TestHangIsReported: a Reconcile that never returns ends in the timeout,
+// reported as such.
+func TestHangIsReported(t *testing.T) {
+	lab := lab31(t)
+	dir := newWorkspace(t, lab, true, map[string]string{
+		"basics/reconciler.go": solutionWith(t, lab, "basics/reconciler.go",
+			"	var greeting learnv1alpha1.Greeting\n",
+			"	var greeting learnv1alpha1.Greeting\n	<-make(chan struct{}) // never returns\n"),
+	})
+	e, _ := lab.Exercise("basics")
+	report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: []*labs.Exercise{e}, Timeout: 20 * time.Second})
+	expectResult(t, report, "basics", checker.StatusError, "timed out after 20s")
+}
+
+// TestRaceIsReported: an unsynchronized counter shared by goroutines is
+// reported as a data race in the learner's file.
+func TestRaceIsReported(t *testing.T) {
+	lab := lab31(t)
+	dir := newWorkspace(t, lab, true, map[string]string{
+		"basics/reconciler.go": solutionWith(t, lab, "basics/reconciler.go",
+			"	var greeting learnv1alpha1.Greeting\n",
+			"	var greeting learnv1alpha1.Greeting\n	go func() { reconciles++ }()\n	reconciles++\n") +
+			"\nvar reconciles int\n",
+	})
+	e, _ := lab.Exercise("basics")
+	report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: []*labs.Exercise{e}, Race: true})
+	expectResult(t, report, "basics", checker.StatusFail, "data race", "basics/reconciler.go:")
+}
+
+// BenchmarkCheck measures `lab check` of a solved workspace: warm (build
+// cache warm, control plane running, the workspace checked before) and cold
+// (an empty build cache: every dependency compiled again).
+func BenchmarkCheck(b *testing.B) {
+	for _, id := range []string{"3.1", "4.4"} {
+		lab := labByID(b, id)
+		run := func(b *testing.B, dir string, env []string) {
+			report, err := checker.Check(context.Background(), checker.Options{Lab: lab, Dir: dir, Kubeconfig: kubeconfig, Env: env})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !report.Passed() {
+				b.Fatalf("the solutions did not pass: %+v", report.Results[0])
+			}
+		}
+		b.Run(id+"/warm", func(b *testing.B) {
+			dir := newWorkspace(b, lab, true, nil)
+			run(b, dir, nil)
+			for b.Loop() {
+				run(b, dir, nil)
+			}
+		})
+		b.Run(id+"/cold", func(b *testing.B) {
+			dir := newWorkspace(b, lab, true, nil)
+			for b.Loop() {
+				b.StopTimer()
+				cache := b.TempDir()
+				b.StartTimer()
+				run(b, dir, []string{"GOCACHE=" + cache})
+			}
+		})
+	}
+}

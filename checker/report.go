@@ -1,0 +1,285 @@
+package checker
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+// HumanOptions tune the human report.
+type HumanOptions struct {
+	Lang string
+	// Progress supplies how many hints were already shown, so the report
+	// offers the next one; nil offers the first.
+	Progress *workspace.Progress
+	// Verbose shows the output of passing exercises' checks too.
+	Verbose bool
+}
+
+// WriteHuman prints the report for a person at a terminal.
+func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
+	ru := opts.Lang == "ru"
+	var b strings.Builder
+	fmt.Fprintf(&b, "lab %s — %s\n\n", r.Lab.ID, r.Lab.Title.In(opts.Lang))
+	passed := 0
+	for _, res := range r.Results {
+		e := res.Exercise
+		mark := map[string]string{StatusPass: "✓", StatusFail: "✗", StatusError: "!"}[res.Status]
+		word := map[string]string{StatusPass: "passed", StatusFail: "failed", StatusError: "error"}[res.Status]
+		if ru {
+			word = map[string]string{StatusPass: "пройдено", StatusFail: "не пройдено", StatusError: "ошибка"}[res.Status]
+		}
+		fmt.Fprintf(&b, "%s %d. %-28s %s", mark, e.Number, e.Title.In(opts.Lang), word)
+		if res.Duration > 0 {
+			fmt.Fprintf(&b, " (%s)", res.Duration.Round(100*time.Millisecond))
+		}
+		b.WriteString("\n")
+		if res.Status == StatusPass {
+			passed++
+			continue
+		}
+		fmt.Fprintf(&b, "    %s\n", res.Reason)
+		if res.Output != "" {
+			for _, line := range strings.Split(res.Output, "\n") {
+				fmt.Fprintf(&b, "    │ %s\n", line)
+			}
+		}
+		if hint, n, total := nextHint(e, opts); hint != "" {
+			label := "hint"
+			if ru {
+				label = "подсказка"
+			}
+			fmt.Fprintf(&b, "    %s %d/%d: %s\n", label, n, total, hint)
+		}
+		b.WriteString("\n")
+	}
+	if ru {
+		fmt.Fprintf(&b, "\nПройдено %d из %d за %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond))
+	} else {
+		fmt.Fprintf(&b, "\n%d of %d passed in %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond))
+	}
+	if r.BuildDir != "" {
+		fmt.Fprintf(&b, "Build folder kept at %s\n", r.BuildDir)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// nextHint is the hint the learner has not seen yet (or the last one).
+func nextHint(e *labs.Exercise, opts HumanOptions) (string, int, int) {
+	hints := e.Hints.In(opts.Lang)
+	if len(hints) == 0 {
+		return "", 0, 0
+	}
+	shown := 0
+	if opts.Progress != nil {
+		if p := opts.Progress.Exercises[e.ID]; p != nil {
+			shown = p.HintsShown
+		}
+	}
+	i := min(shown, len(hints)-1)
+	return hints[i], i + 1, len(hints)
+}
+
+// ExercismResults is the Exercism test-runner results.json, version 3.
+type ExercismResults struct {
+	Version int            `json:"version"`
+	Status  string         `json:"status"`
+	Message string         `json:"message,omitempty"`
+	Tests   []ExercismTest `json:"tests"`
+}
+
+// ExercismTest is one test in results.json.
+type ExercismTest struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+	Output  string `json:"output,omitempty"`
+	TaskID  int    `json:"task_id"`
+}
+
+// Exercism converts the report to results.json: one test per check, tasks
+// numbered like the exercises. An exercise whose checks could not run is one
+// test with status error.
+func (r *Report) Exercism() ExercismResults {
+	out := ExercismResults{Version: 3, Status: StatusPass, Tests: []ExercismTest{}}
+	ran := false
+	for _, res := range r.Results {
+		leaves := leafTests(res.Tests)
+		if res.Status == StatusError || len(leaves) == 0 {
+			out.Tests = append(out.Tests, ExercismTest{
+				Name: res.Exercise.ID + ": " + res.Exercise.Title.In(labs.DefaultLanguage), Status: res.Status,
+				Message: res.Reason, Output: res.Output, TaskID: res.Exercise.Number,
+			})
+		} else {
+			ran = true
+			for _, t := range leaves {
+				msg := t.Message
+				if t.Status == "skip" {
+					msg = "skipped: " + msg
+				}
+				if res.Status == StatusFail && t.Status != StatusPass && msg == "" {
+					msg = res.Reason
+				}
+				out.Tests = append(out.Tests, ExercismTest{
+					Name: res.Exercise.ID + ": " + readableTestName(t.Name), Status: exercismStatus(t.Status),
+					Message: msg, Output: outputIfFailed(t), TaskID: res.Exercise.Number,
+				})
+			}
+			if res.Status == StatusFail && len(failedLeaves(res.Tests)) == 0 {
+				// A failure outside any single check (a data race): say so once.
+				out.Tests = append(out.Tests, ExercismTest{
+					Name: res.Exercise.ID + ": whole exercise", Status: StatusFail,
+					Message: res.Reason, Output: res.Output, TaskID: res.Exercise.Number,
+				})
+			}
+		}
+		if res.Status != StatusPass && out.Status == StatusPass {
+			out.Status = StatusFail
+		}
+	}
+	if !ran && out.Status != StatusPass && len(r.Results) > 0 {
+		out.Status = StatusError
+		out.Message = r.Results[0].Reason
+	}
+	return out
+}
+
+func outputIfFailed(t TestResult) string {
+	if t.Status == StatusPass {
+		return ""
+	}
+	return t.Output
+}
+
+func exercismStatus(s string) string {
+	if s == "skip" {
+		// A check skips only when what it needs failed earlier: it did not pass.
+		return StatusFail
+	}
+	return s
+}
+
+// leafTests drops tests that have subtests: their subtests are the checks.
+func leafTests(tests []TestResult) []TestResult {
+	var out []TestResult
+	for _, t := range tests {
+		parent := false
+		for _, other := range tests {
+			if strings.HasPrefix(other.Name, t.Name+"/") {
+				parent = true
+				break
+			}
+		}
+		if !parent || (t.Status == StatusFail && t.Message != "") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// WriteExercism writes results.json.
+func (r *Report) WriteExercism(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.Exercism()); err != nil {
+		return fmt.Errorf("write results.json: %w", err)
+	}
+	return nil
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     float64      `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     float64     `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *struct{}     `xml:"skipped,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes JUnit XML: one suite per exercise, one case per check.
+func (r *Report) WriteJUnit(w io.Writer) error {
+	suites := junitSuites{Name: "lab " + r.Lab.ID, Time: r.Duration.Seconds()}
+	for _, test := range r.Exercism().Tests {
+		var e *labs.Exercise
+		for _, res := range r.Results {
+			if res.Exercise.Number == test.TaskID {
+				e = res.Exercise
+			}
+		}
+		name := fmt.Sprintf("%s/%s", r.Lab.ID, e.ID)
+		if len(suites.Suites) == 0 || suites.Suites[len(suites.Suites)-1].Name != name {
+			suites.Suites = append(suites.Suites, junitSuite{Name: name})
+		}
+		s := &suites.Suites[len(suites.Suites)-1]
+		c := junitCase{Name: test.Name, ClassName: name}
+		switch test.Status {
+		case StatusFail:
+			c.Failure = &junitProblem{Message: test.Message, Text: test.Output}
+			s.Failures++
+		case StatusError:
+			c.Error = &junitProblem{Message: test.Message, Text: test.Output}
+			s.Errors++
+		}
+		s.Cases = append(s.Cases, c)
+		s.Tests++
+	}
+	for _, res := range r.Results {
+		for i := range suites.Suites {
+			if suites.Suites[i].Name == r.Lab.ID+"/"+res.Exercise.ID {
+				suites.Suites[i].Time = res.Duration.Seconds()
+			}
+		}
+	}
+	for _, s := range suites.Suites {
+		suites.Tests += s.Tests
+		suites.Failures += s.Failures
+		suites.Errors += s.Errors
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(suites); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// Record stores the report's grades in the workspace's progress.
+func (r *Report) Record(p *workspace.Progress) {
+	for _, res := range r.Results {
+		p.Record(res.Exercise.ID, res.Status, r.Started)
+	}
+}

@@ -1,0 +1,250 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+func init() { register(newCheckCmd) }
+
+// CheckOptions are the arguments of `lab check`.
+type CheckOptions struct {
+	Lab      string
+	Dir      string
+	Exercise string
+	JSON     bool
+	Results  string
+	JUnit    string
+	Watch    bool
+	Lang     string
+	// KeepBuild keeps the private build folder, for debugging a check.
+	KeepBuild bool
+	// Kubeconfig, when set, uses that control plane (with the lab's CRDs
+	// already installed) instead of finding or starting one; for tests.
+	Kubeconfig string
+}
+
+func newCheckCmd(streams IOStreams) *cobra.Command {
+	var opts CheckOptions
+	c := &cobra.Command{
+		Use:   "check [LAB]",
+		Short: "Grade your workspace on a real control plane",
+		Long: `check copies your workspace into a private build folder, adds the lab's
+hidden checks and the observation layer, and runs them with go test against a
+control plane (the one of 'lab env up' if it is running, else a private one).
+Each exercise is reported as passed, failed (what was expected, what was
+observed) or error (does not compile, panicked, timed out), with the next hint.
+Your files are only read; the grades go to .lab/progress.json.
+The exit status is 0 only when every checked exercise passes.`,
+		Example: "  lab check\n  lab check 3.1 --exercise results\n  lab check --watch\n  lab check --json > results.json",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Lab = args[0]
+			}
+			return runCheck(c.Context(), streams, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	f.StringVar(&opts.Exercise, "exercise", "", "check only this exercise (id or number)")
+	f.BoolVar(&opts.JSON, "json", false, "print Exercism results.json (v3) instead of the report")
+	f.StringVar(&opts.Results, "results", "", "also write results.json to `FILE`")
+	f.StringVar(&opts.JUnit, "junit", "", "also write JUnit XML to `FILE`")
+	f.BoolVar(&opts.Watch, "watch", false, "check again on every save")
+	f.BoolVar(&opts.KeepBuild, "keep-build", false, "keep the private build folder and print where it is")
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "use this control plane (lab's CRDs installed) instead of finding or starting one")
+	_ = f.MarkHidden("kubeconfig")
+	addLangFlag(c, &opts.Lang)
+	return c
+}
+
+func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
+	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+	if err != nil {
+		return err
+	}
+	lang, err := content.Lang(opts.Lang)
+	if err != nil {
+		return err
+	}
+	var exercises []*labs.Exercise
+	if opts.Exercise != "" {
+		e, err := ref.Lab.Exercise(opts.Exercise)
+		if err != nil {
+			return err
+		}
+		exercises = []*labs.Exercise{e}
+	}
+
+	kubeconfig := opts.Kubeconfig
+	if kubeconfig == "" {
+		crds, err := checker.CRDs(ref.Lab)
+		if err != nil {
+			return err
+		}
+		cp, err := controlplane.Ensure(ctx, controlplane.Options{
+			CRDs:     crds,
+			SetupLog: streams.ErrOut,
+			Progress: func(step string, took time.Duration) {
+				fmt.Fprintf(streams.ErrOut, "control plane: %s (%s)\n", step, took.Round(100*time.Millisecond))
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("start the control plane: %w", err)
+		}
+		defer func() { _ = cp.Stop() }()
+		kubeconfig = cp.KubeconfigPath
+	}
+
+	check := func() (bool, error) {
+		return checkOnce(ctx, streams, opts, ref, exercises, kubeconfig, lang)
+	}
+	passed, err := check()
+	if err != nil {
+		return err
+	}
+	if opts.Watch {
+		return watchWorkspace(ctx, streams.ErrOut, ref.Dir, func() {
+			fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
+			if _, err := check(); err != nil {
+				fmt.Fprintf(streams.ErrOut, "lab: %v\n", err)
+			}
+		})
+	}
+	if !passed {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+// checkOnce grades the workspace once, prints and writes the reports, and
+// records the grades in the progress file.
+func checkOnce(ctx context.Context, streams IOStreams, opts CheckOptions, ref *workspaceRef, exercises []*labs.Exercise, kubeconfig, lang string) (bool, error) {
+	progress, notice, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
+	if err != nil {
+		return false, err
+	}
+	if notice != "" {
+		fmt.Fprintf(streams.ErrOut, "lab: %s\n", notice)
+	}
+	if !opts.JSON {
+		fmt.Fprintf(streams.ErrOut, "checking %s …\n", displayDir(ref.Dir))
+	}
+	report, err := checker.Check(ctx, checker.Options{
+		Lab: ref.Lab, Dir: ref.Dir, Exercises: exercises, Kubeconfig: kubeconfig, KeepBuildDir: opts.KeepBuild,
+	})
+	if err != nil {
+		return false, err
+	}
+	if opts.JSON {
+		err = report.WriteExercism(streams.Out)
+	} else {
+		err = report.WriteHuman(streams.Out, checker.HumanOptions{Lang: lang, Progress: progress})
+	}
+	if err != nil {
+		return false, err
+	}
+	if opts.Results != "" {
+		if err := writeReportFile(opts.Results, report.WriteExercism); err != nil {
+			return false, err
+		}
+	}
+	if opts.JUnit != "" {
+		if err := writeReportFile(opts.JUnit, report.WriteJUnit); err != nil {
+			return false, err
+		}
+	}
+	report.Record(progress)
+	if err := workspace.SaveProgress(ref.Dir, progress); err != nil {
+		return false, fmt.Errorf("save progress: %w", err)
+	}
+	return report.Passed(), nil
+}
+
+func writeReportFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", name, err)
+	}
+	return nil
+}
+
+// watchDebounce gathers the burst of events one save makes (editors write,
+// rename and chmod) into one check.
+const watchDebounce = 300 * time.Millisecond
+
+// watchWorkspace calls onChange after every change to a Go file or go.mod
+// in the workspace, until ctx ends.
+func watchWorkspace(ctx context.Context, log io.Writer, dir string, onChange func()) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", dir, err)
+	}
+	defer w.Close()
+	addTree := func(root string) error {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return w.Add(p)
+		})
+	}
+	if err := addTree(dir); err != nil {
+		return fmt.Errorf("watch %s: %w", dir, err)
+	}
+	fmt.Fprintf(log, "watching %s for changes (Ctrl-C to stop)\n", displayDir(dir))
+	var timer <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			fmt.Fprintf(log, "lab: watch: %v\n", err)
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Has(fsnotify.Create) {
+				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
+					_ = addTree(ev.Name)
+				}
+			}
+			name := filepath.Base(ev.Name)
+			if strings.HasSuffix(name, ".go") || name == "go.mod" || name == "go.sum" {
+				timer = time.After(watchDebounce)
+			}
+		case <-timer:
+			timer = nil
+			onChange()
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+func init() { register(newHintCmd) }
+
+// HintOptions are the arguments of `lab hint`.
+type HintOptions struct {
+	Lab      string
+	Exercise string
+	Dir      string
+	Lang     string
+}
+
+func newHintCmd(streams IOStreams) *cobra.Command {
+	var opts HintOptions
+	c := &cobra.Command{
+		Use:   "hint [LAB] [EXERCISE]",
+		Short: "Show the next hint for an exercise (the first unfinished one by default)",
+		Long: `hint shows an exercise's hints one at a time, vaguest first: each call shows
+the next one. Without EXERCISE it picks the first exercise that has not passed.`,
+		Example: "  lab hint\n  lab hint results\n  lab hint 3.1 2",
+		Args:    cobra.MaximumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if opts.Lab, opts.Exercise, err = splitLabAndExercise(args); err != nil {
+				return err
+			}
+			return runHint(c.Context(), streams, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addLangFlag(c, &opts.Lang)
+	return c
+}
+
+func runHint(_ context.Context, streams IOStreams, opts HintOptions) error {
+	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+	if err != nil {
+		return err
+	}
+	lang, err := content.Lang(opts.Lang)
+	if err != nil {
+		return err
+	}
+	progress, notice, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
+	if err != nil {
+		return err
+	}
+	if notice != "" {
+		fmt.Fprintf(streams.ErrOut, "lab: %s\n", notice)
+	}
+	e, err := exerciseOrFirstUnfinished(ref.Lab, opts.Exercise, progress)
+	if err != nil {
+		return err
+	}
+	hints := e.Hints.In(lang)
+	p := progress.Exercise(e.ID)
+	i := min(p.HintsShown, len(hints)-1)
+	fmt.Fprintf(streams.Out, "%s %d. %s — hint %d/%d\n\n%s\n", ref.Lab.ID, e.Number, e.Title.In(lang), i+1, len(hints), hints[i])
+	if i == len(hints)-1 {
+		fmt.Fprintf(streams.Out, "\nThat is the last hint. `lab solution %s %s --force` shows the reference solution.\n", ref.Lab.ID, e.ID)
+	}
+	if p.HintsShown < len(hints) {
+		p.HintsShown++
+	}
+	return workspace.SaveProgress(ref.Dir, progress)
+}
+
+// exerciseOrFirstUnfinished returns the named exercise, or the first one
+// whose last check did not pass.
+func exerciseOrFirstUnfinished(lab *labs.Lab, ref string, progress *workspace.Progress) (*labs.Exercise, error) {
+	if ref != "" {
+		return lab.Exercise(ref)
+	}
+	for _, e := range lab.Exercises {
+		if p := progress.Exercises[e.ID]; p == nil || p.Status != workspace.StatusPass {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("every exercise of lab %s passed; name one to see its hints", lab.ID)
+}

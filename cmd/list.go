@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+func init() { register(newListCmd) }
+
+// ListOptions are the arguments of `lab list`.
+type ListOptions struct {
+	Dir  string
+	Lang string
+}
+
+func newListCmd(streams IOStreams) *cobra.Command {
+	var opts ListOptions
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the labs and their exercises, with your progress",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runList(c.Context(), streams, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder to show progress from (default: the one you are in, or ./lab-LAB)")
+	addLangFlag(c, &opts.Lang)
+	return c
+}
+
+func runList(_ context.Context, streams IOStreams, opts ListOptions) error {
+	lang, err := content.Lang(opts.Lang)
+	if err != nil {
+		return err
+	}
+	all, err := labs.All()
+	if err != nil {
+		return err
+	}
+	for i, lab := range all {
+		if i > 0 {
+			fmt.Fprintln(streams.Out)
+		}
+		var progress *workspace.Progress
+		where := "no workspace yet: lab init " + lab.ID
+		if ref, err := resolveWorkspace(lab.ID, opts.Dir); err == nil {
+			where = displayDir(ref.Dir)
+			p, err := workspace.LoadProgress(ref.Dir)
+			var corrupt *workspace.CorruptProgressError
+			switch {
+			case err == nil:
+				progress = p
+			case errors.As(err, &corrupt):
+				fmt.Fprintf(streams.ErrOut, "lab: %v; `lab check` rebuilds it\n", err)
+			}
+		}
+		fmt.Fprintf(streams.Out, "lab %s — %s  (%s)\n", lab.ID, lab.Title.In(lang), where)
+		for _, e := range lab.Exercises {
+			mark, status := "·", "not checked"
+			hints := 0
+			if progress != nil {
+				if p := progress.Exercises[e.ID]; p != nil {
+					hints = p.HintsShown
+					switch p.Status {
+					case workspace.StatusPass:
+						mark, status = "✓", "passed"
+					case workspace.StatusFail:
+						mark, status = "✗", "failed"
+					case workspace.StatusError:
+						mark, status = "!", "error"
+					}
+				}
+			}
+			line := fmt.Sprintf("  %s %d. %-10s %-28s %s", mark, e.Number, e.ID, e.Title.In(lang), status)
+			if hints > 0 {
+				line += fmt.Sprintf(", %d/%d hints", hints, len(e.Hints.In(lang)))
+			}
+			fmt.Fprintln(streams.Out, line)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/operator-lab/lab/content"
+)
+
+// readOutput runs lab read in-process with a fake environment and returns
+// what it printed.
+func readOutput(t *testing.T, opts ReadOptions, env map[string]string) (string, error) {
+	t.Helper()
+	opts.Getenv = func(k string) string { return env[k] }
+	var out, errOut bytes.Buffer
+	err := runRead(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, opts)
+	if errOut.Len() > 0 {
+		t.Logf("stderr: %s", errOut.String())
+	}
+	return out.String(), err
+}
+
+func TestReadWholeLessonPlain(t *testing.T) {
+	for _, lang := range content.Languages {
+		lesson, err := content.Load("3.1", lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := readOutput(t, ReadOptions{Lesson: "3.1", Lang: lang}, nil)
+		if err != nil {
+			t.Fatalf("lab read 3.1 --lang %s: %v", lang, err)
+		}
+		if strings.Contains(out, "\x1b") {
+			t.Errorf("%s: output to a non-terminal contains ANSI escapes", lang)
+		}
+		for _, s := range lesson.Sections {
+			if !strings.Contains(out, s.Title) {
+				t.Errorf("%s: section %q (%s) missing from the output", lang, s.Title, s.ID)
+			}
+		}
+		if !strings.Contains(out, "lab check 3.1") {
+			t.Errorf("%s: the lesson does not end by pointing at lab check", lang)
+		}
+	}
+}
+
+func TestReadOneSection(t *testing.T) {
+	ru, err := content.Load("4.4", content.Russian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backoff, _ := ru.Section("backoff")
+	breaker, _ := ru.Section("circuit-breaker")
+	out, err := readOutput(t, ReadOptions{Lesson: "4.4", Section: "backoff", Lang: "ru"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, backoff.Title) || !strings.Contains(out, ru.Title) {
+		t.Errorf("section output lacks the lesson or section title:\n%s", out[:min(len(out), 400)])
+	}
+	if strings.Contains(out, breaker.Title) {
+		t.Error("one section's output contains another section")
+	}
+	if !strings.Contains(out, "lab run 4.4 --scenario external-outage") {
+		t.Error("the section's demo command is missing")
+	}
+}
+
+func TestReadLanguageFromLocale(t *testing.T) {
+	out, err := readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, map[string]string{"LANG": "ru_RU.UTF-8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Урок 3.1") {
+		t.Errorf("LANG=ru_RU.UTF-8 did not select Russian:\n%s", out[:min(len(out), 300)])
+	}
+	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, map[string]string{"LANG": "ru_RU.UTF-8", content.LangEnv: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Lesson 3.1") {
+		t.Error("LAB_LANG=en did not win over the locale")
+	}
+}
+
+func TestReadIndex(t *testing.T) {
+	out, err := readOutput(t, ReadOptions{Lang: "en"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lab read 3.1", "lab read 4.4", "requeue-strategies", "circuit-breaker"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the lesson index lacks %q", want)
+		}
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ReadOptions
+		want []string
+	}{
+		{"unknown lesson", ReadOptions{Lesson: "5.1"}, []string{`unknown lesson "5.1"`, "3.1, 4.4"}},
+		{"unknown section", ReadOptions{Lesson: "3.1", Section: "nope"}, []string{`no section "nope"`, "manager", "requeue-strategies"}},
+		{"unknown language", ReadOptions{Lesson: "3.1", Lang: "de"}, []string{"--lang", "en, ru"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := readOutput(t, tt.opts, nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	// Through the command line: a clear message and exit status 1.
+	var out, errOut bytes.Buffer
+	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, []string{"read", "4.4", "nope"})
+	if code != 1 || !strings.Contains(errOut.String(), "lab: lesson 4.4 has no section \"nope\"") {
+		t.Errorf("lab read 4.4 nope: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestReadOnTerminalPagesStyledText(t *testing.T) {
+	env := map[string]string{"PAGER": "cat", "GLAMOUR_STYLE": "dark"}
+	out, err := readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true, Width: 100}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "\x1b[") {
+		t.Error("on a terminal the output is not styled")
+	}
+	if !strings.Contains(out, "AddRateLimited") {
+		t.Error("the pager did not pass the text through")
+	}
+
+	// A pager that cannot start: the text is printed directly.
+	env["PAGER"] = "/nonexistent/pager"
+	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true}, env)
+	if err != nil {
+		t.Fatalf("a missing pager is an error: %v", err)
+	}
+	if !strings.Contains(out, "AddRateLimited") {
+		t.Error("without a pager nothing was printed")
+	}
+
+	// NO_COLOR: paged, but plain.
+	env = map[string]string{"PAGER": "cat", "NO_COLOR": "1"}
+	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Error("NO_COLOR output contains ANSI escapes")
+	}
+}
+
+func TestTerminalStyle(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "dark"},
+		{map[string]string{"COLORFGBG": "0;15"}, "light"},
+		{map[string]string{"COLORFGBG": "15;default;0"}, "dark"},
+		{map[string]string{"GLAMOUR_STYLE": "dracula", "COLORFGBG": "0;15"}, "dracula"},
+		{map[string]string{"NO_COLOR": "1", "GLAMOUR_STYLE": "dracula"}, "notty"},
+	} {
+		if got := terminalStyle(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("terminalStyle(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}

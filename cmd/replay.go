@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/internal/eventtext"
+	"github.com/operator-lab/lab/internal/tui"
+	"github.com/operator-lab/lab/operator"
+	"github.com/operator-lab/lab/operator/observe"
+)
+
+func init() { register(newReplayCmd) }
+
+// ReplayOptions are the arguments of `lab replay`.
+type ReplayOptions struct {
+	File string
+	// TTY says whether stdout is a terminal; without one the trace prints as text.
+	TTY bool
+}
+
+func newReplayCmd(streams IOStreams) *cobra.Command {
+	var opts ReplayOptions
+	return &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Step through a recorded event trace in the live view",
+		Long: `replay opens a trace recorded with ` + "`lab run --record FILE`" + ` (JSON Lines) in the
+same view as ` + "`lab start`" + `, with nothing running: → and ← step one event,
+] and [ one whole reconcile, space plays it. Not on a terminal, it prints
+the trace as text.`,
+		Example: `  lab run 4.4 --scenario external-outage --record outage.jsonl
+  lab replay outage.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = args[0]
+			opts.TTY, _ = terminalOf(streams.Out)
+			return runReplay(c.Context(), streams, opts)
+		},
+	}
+}
+
+// loadTrace reads a recorded trace; errors say which file and which line.
+func loadTrace(path string) ([]observe.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open the trace: %w", err)
+	}
+	defer f.Close()
+	events, err := observe.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (record a trace with `lab run 4.4 --record FILE`)", path, err)
+	}
+	if len(events) == 0 {
+		return nil, fmt.Errorf("%s holds no events (record a trace with `lab run 4.4 --record FILE`)", path)
+	}
+	return events, nil
+}
+
+func runReplay(ctx context.Context, streams IOStreams, opts ReplayOptions) error {
+	events, err := loadTrace(opts.File)
+	if err != nil {
+		return err
+	}
+	if !opts.TTY {
+		_, err := fmt.Fprint(streams.Out, eventtext.Lines(events, eventtext.Options{}))
+		return err
+	}
+	lab := traceLab(events)
+	model := tui.New(tui.Options{
+		Header: tui.Header{Lab: lab, Title: labTitle(lab), Source: filepath.Base(opts.File), Namespace: traceNamespace(events)},
+		Trace:  events,
+	})
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
+		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}
+
+// traceNamespace is the one namespace every key of the trace is in (a
+// recorded lab session), so the view can show names alone; "" otherwise.
+func traceNamespace(events []observe.Event) string {
+	ns := ""
+	for _, e := range events {
+		if e.Key == "" {
+			continue
+		}
+		keyNS, _, ok := strings.Cut(e.Key, "/")
+		if !ok || (ns != "" && keyNS != ns) {
+			return ""
+		}
+		ns = keyNS
+	}
+	return ns
+}
+
+// traceLab guesses the lab from the kinds of object in the trace ("" if unsure).
+func traceLab(events []observe.Event) string {
+	for _, e := range events {
+		switch e.Object {
+		case "Database":
+			return operator.Lab44
+		case "HelloWorld":
+			return operator.Lab31
+		}
+	}
+	return ""
+}

@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+func init() { register(newResetCmd) }
+
+// ResetOptions are the arguments of `lab reset`.
+type ResetOptions struct {
+	Lab      string
+	Exercise string
+	Dir      string
+}
+
+func newResetCmd(streams IOStreams) *cobra.Command {
+	var opts ResetOptions
+	c := &cobra.Command{
+		Use:     "reset [LAB] [EXERCISE]",
+		Short:   "Put an exercise's files (or every exercise's) back to the starter code, keeping a backup",
+		Example: "  lab reset results\n  lab reset 3.1",
+		Args:    cobra.MaximumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if opts.Lab, opts.Exercise, err = splitLabAndExercise(args); err != nil {
+				return err
+			}
+			return runReset(c.Context(), streams, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	return c
+}
+
+func runReset(_ context.Context, streams IOStreams, opts ResetOptions) error {
+	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+	if err != nil {
+		return err
+	}
+	exercises := ref.Lab.Exercises
+	name := "all"
+	if opts.Exercise != "" {
+		e, err := ref.Lab.Exercise(opts.Exercise)
+		if err != nil {
+			return err
+		}
+		exercises, name = []*labs.Exercise{e}, e.ID
+	}
+	progress, _, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
+	if err != nil {
+		return err
+	}
+	backupDir := workspace.BackupDir(ref.Dir, "reset-"+name)
+	backedUp := 0
+	for _, e := range exercises {
+		for _, f := range e.Files {
+			b, err := e.Starter(f)
+			if err != nil {
+				return fmt.Errorf("read starter %s: %w", f, err)
+			}
+			backup, err := workspace.Replace(ref.Dir, f, b, backupDir)
+			if err != nil {
+				return err
+			}
+			if backup != "" {
+				backedUp++
+				fmt.Fprintf(streams.Out, "reset %s\n", f)
+			}
+		}
+		progress.Exercise(e.ID).Status = "" // the starter has not been checked
+	}
+	if err := workspace.SaveProgress(ref.Dir, progress); err != nil {
+		return err
+	}
+	if backedUp == 0 {
+		fmt.Fprintln(streams.Out, "nothing to reset: the files are already the starter code")
+		return nil
+	}
+	fmt.Fprintf(streams.Out, "your previous files are in %s\n", displayDir(backupDir))
+	return nil
+}

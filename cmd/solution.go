@@ -1,0 +1,98 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+func init() { register(newSolutionCmd) }
+
+// SolutionOptions are the arguments of `lab solution`.
+type SolutionOptions struct {
+	Lab      string
+	Exercise string
+	Dir      string
+	Force    bool
+	Apply    bool
+}
+
+func newSolutionCmd(streams IOStreams) *cobra.Command {
+	var opts SolutionOptions
+	c := &cobra.Command{
+		Use:   "solution [LAB] EXERCISE",
+		Short: "Show an exercise's reference solution (once it passes, or with --force)",
+		Long: `solution prints the reference solution of an exercise. It does so once the
+exercise has passed a check, so you can compare; --force shows it anyway.
+--apply writes it into the workspace, keeping a backup of your files.`,
+		Example: "  lab solution results\n  lab solution 3.1 manager --force --apply",
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if opts.Lab, opts.Exercise, err = splitLabAndExercise(args); err != nil {
+				return err
+			}
+			if opts.Exercise == "" {
+				return errors.New("name the exercise: lab solution [LAB] EXERCISE")
+			}
+			return runSolution(c.Context(), streams, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	c.Flags().BoolVar(&opts.Force, "force", false, "show it even though the exercise has not passed")
+	c.Flags().BoolVar(&opts.Apply, "apply", false, "write the solution into the workspace (your files are backed up)")
+	return c
+}
+
+func runSolution(_ context.Context, streams IOStreams, opts SolutionOptions) error {
+	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+	if err != nil {
+		return err
+	}
+	e, err := ref.Lab.Exercise(opts.Exercise)
+	if err != nil {
+		return err
+	}
+	progress, _, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
+	if err != nil {
+		return err
+	}
+	if p := progress.Exercises[e.ID]; !opts.Force && (p == nil || !p.EverPassed) {
+		return fmt.Errorf("exercise %s has not passed yet: `lab check --exercise %s` first, `lab hint %s` for help, or --force to see the solution now",
+			e.ID, e.ID, e.ID)
+	}
+	if !opts.Apply {
+		for _, f := range e.Files {
+			b, err := e.Solution(f)
+			if err != nil {
+				return fmt.Errorf("read solution %s: %w", f, err)
+			}
+			fmt.Fprintf(streams.Out, "// ===== %s (reference solution) =====\n%s\n", f, b)
+		}
+		return nil
+	}
+	backupDir := workspace.BackupDir(ref.Dir, "solution-"+e.ID)
+	backedUp := 0
+	for _, f := range e.Files {
+		b, err := e.Solution(f)
+		if err != nil {
+			return fmt.Errorf("read solution %s: %w", f, err)
+		}
+		backup, err := workspace.Replace(ref.Dir, f, b, backupDir)
+		if err != nil {
+			return err
+		}
+		if backup != "" {
+			backedUp++
+		}
+		fmt.Fprintf(streams.Out, "wrote the solution to %s\n", f)
+	}
+	if backedUp > 0 {
+		fmt.Fprintf(streams.Out, "your previous files are in %s\n", displayDir(backupDir))
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/operator-lab/lab/internal/tui/synth"
+	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/session"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
+	cases := []struct {
+		opts StartOptions
+		want string
+	}{
+		{StartOptions{Lab: "5.1"}, `unknown lab "5.1" (valid: 3.1, 4.4)`},
+		{StartOptions{Lab: "4.4", Set: []string{"requeue=later"}}, "valid: error, requeue, after, terminal"},
+		{StartOptions{Lab: "4.4", Set: []string{"speed=11"}}, `unknown switch "speed"`},
+		{StartOptions{Lab: "4.4", Lang: "de"}, `--lang: unsupported language "de": use one of en, ru`},
+	}
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		err := runStart(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want it to mention %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// TestStartWithoutATerminalPrintsTheEventStream: not on a TTY, lab start is
+// lab run's text stream — here until the sample Database is Ready, then
+// interrupted like Ctrl-C would.
+func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	runCtx, interrupt := context.WithCancel(ctx)
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+			StartOptions{Lab: "4.4", Set: []string{"timescale=10"}})
+	}()
+	for !strings.Contains(out.String(), "→ Ready") && ctx.Err() == nil {
+		select {
+		case err := <-done:
+			t.Fatalf("lab start ended early: %v\nstderr:\n%s", err, errOut.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	interrupt()
+	if err := <-done; err != nil {
+		t.Fatalf("lab start: %v\nstderr:\n%s", err, errOut.String())
+	}
+	stdout := out.String()
+	for _, want := range []string{"watch", "queue.add", "reconcile.start", "reconcile.end", "phase", "→ Ready"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the stream lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(errOut.String(), "created ") || !strings.Contains(errOut.String(), "/orders") {
+		t.Errorf("stderr does not name the sample object:\n%s", errOut.String())
+	}
+	if strings.Contains(stdout, "\x1b[") {
+		t.Error("colour escapes written to a non-terminal")
+	}
+}
+
+func writeTrace(t *testing.T, events []observe.Event) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := observe.NewEncoder(f)
+	for _, e := range events {
+		if err := enc.Encode(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReplayRejectsBadTraces(t *testing.T) {
+	dir := t.TempDir()
+	malformed := filepath.Join(dir, "bad.jsonl")
+	trace := `{"v":1,"seq":1,"kind":"watch","time":"2026-01-01T00:00:00Z"}` + "\n" + `{"v":1,"seq":2,"kind":` + "\n"
+	if err := os.WriteFile(malformed, []byte(trace), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notATrace := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notATrace, []byte(`{"hello":"world"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ file, want string }{
+		{filepath.Join(dir, "missing.jsonl"), "open the trace"},
+		{malformed, "bad.jsonl: line 2"},
+		{notATrace, `line 1: missing schema version "v"`},
+		{empty, "holds no events"},
+	}
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		err := runReplay(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, ReplayOptions{File: tc.file})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", filepath.Base(tc.file), err, tc.want)
+		}
+	}
+}
+
+func TestReplayWithoutATerminalPrintsTheTrace(t *testing.T) {
+	sc := synth.New("database", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	sc.DatabaseLifecycle("lab/orders")
+	path := writeTrace(t, sc.Events())
+	var out, errOut bytes.Buffer
+	if err := runReplay(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, ReplayOptions{File: path}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(sc.Events()) {
+		t.Fatalf("%d lines for %d events", len(lines), len(sc.Events()))
+	}
+	if !strings.Contains(out.String(), "Ready") {
+		t.Fatalf("trace text lacks the Ready phase:\n%s", out.String())
+	}
+}
+
+// TestCreateInvalidMakesATerminalError: the object the permanent-error
+// demo creates is accepted by the API server and then rejected for good by
+// the operator — a terminal result, in both labs (the second session
+// reuses the first one's control plane).
+func TestCreateInvalidMakesATerminalError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first, err := session.Start(ctx, session.Options{Lab: "4.4", Set: "timescale=10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Close() })
+	second, err := session.Start(ctx, session.Options{Lab: "3.1", Kubeconfig: first.Kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Close() })
+	for _, sess := range []*session.Session{first, second} {
+		rec := observe.NewRecorder(sess.Bus)
+		controls := &liveControls{sess: sess, gate: observe.NewGate(), objects: newLabObjects(sess)}
+		key, err := controls.CreateInvalid(ctx)
+		if err != nil {
+			t.Fatalf("lab %s: %v", sess.Lab, err)
+		}
+		err = rec.WaitFor(ctx, func(events []observe.Event) bool {
+			for _, e := range events {
+				if e.Kind == observe.KindReconcileEnd && e.Key == key && e.Result == observe.ResultTerminal {
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatalf("lab %s: no terminal reconcile of %s: %v", sess.Lab, key, err)
+		}
+		rec.Close()
+	}
+}

@@ -1,0 +1,272 @@
+package content
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// modulePath is this module; the snippets are compiled inside it so they use
+// exactly its controller-runtime and Kubernetes versions.
+const modulePath = "github.com/operator-lab/lab"
+
+// snippetImports are the import paths a snippet may use without writing an
+// import block: the usual aliases of controller-runtime code. A block without
+// imports gets exactly the ones it references.
+var snippetImports = map[string]string{
+	"context":        "context",
+	"errors":         "errors",
+	"fmt":            "fmt",
+	"rand":           "crypto/rand",
+	"slices":         "slices",
+	"strings":        "strings",
+	"sync":           "sync",
+	"time":           "time",
+	"rate":           "golang.org/x/time/rate",
+	"corev1":         "k8s.io/api/core/v1",
+	"appsv1":         "k8s.io/api/apps/v1",
+	"apierrors":      "k8s.io/apimachinery/pkg/api/errors",
+	"meta":           "k8s.io/apimachinery/pkg/api/meta",
+	"metav1":         "k8s.io/apimachinery/pkg/apis/meta/v1",
+	"runtime":        "k8s.io/apimachinery/pkg/runtime",
+	"types":          "k8s.io/apimachinery/pkg/types",
+	"retry":          "k8s.io/client-go/util/retry",
+	"workqueue":      "k8s.io/client-go/util/workqueue",
+	"ptr":            "k8s.io/utils/ptr",
+	"ctrl":           "sigs.k8s.io/controller-runtime",
+	"builder":        "sigs.k8s.io/controller-runtime/pkg/builder",
+	"client":         "sigs.k8s.io/controller-runtime/pkg/client",
+	"controller":     "sigs.k8s.io/controller-runtime/pkg/controller",
+	"controllerutil": "sigs.k8s.io/controller-runtime/pkg/controller/controllerutil",
+	"handler":        "sigs.k8s.io/controller-runtime/pkg/handler",
+	"log":            "sigs.k8s.io/controller-runtime/pkg/log",
+	"predicate":      "sigs.k8s.io/controller-runtime/pkg/predicate",
+	"reconcile":      "sigs.k8s.io/controller-runtime/pkg/reconcile",
+	"hellov1":        "example.com/hello/api/v1",
+	"databasev1":     "example.com/database/api/v1",
+}
+
+// The stand-in import paths snippets use for "your" packages, and the
+// fixture (or lesson package) each is compiled against.
+const (
+	helloAPIPath        = "example.com/hello/api/v1"
+	databaseAPIPath     = "example.com/database/api/v1"
+	helloControllerPath = "example.com/hello/internal/controller"
+	dbControllerPath    = "example.com/database/internal/controller"
+)
+
+// snippetFile is one generated Go file and where its code came from.
+type snippetFile struct {
+	path   string // relative to the snippet root
+	block  codeBlock
+	header int // lines added before the block's first line
+}
+
+// TestGoBlocksCompile writes every ```go block of every lesson, in every
+// language, into packages inside this module and runs `go vet` on them, so
+// the lessons cannot drift into code that does not build against the
+// project's controller-runtime. The blocks of one lesson and language form
+// one package (package controller), so every helper a block calls must be
+// shown in that lesson; a block that starts with a package clause is a file
+// of its own package. The API types the blocks use are fixtures in
+// testdata/snippets.
+func TestGoBlocksCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles every lesson snippet: skipped with -short")
+	}
+	root, err := os.MkdirTemp(".", "_snippets-") // "_" keeps it out of ./... patterns
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	rootImport := modulePath + "/content/" + filepath.Base(root)
+
+	for _, fixture := range []string{"hellov1", "databasev1"} {
+		copyDir(t, filepath.Join("testdata", "snippets", fixture), filepath.Join(root, fixture))
+	}
+	rewrite := strings.NewReplacer(
+		strconv.Quote(helloAPIPath), strconv.Quote(rootImport+"/hellov1"),
+		strconv.Quote(databaseAPIPath), strconv.Quote(rootImport+"/databasev1"),
+	)
+
+	var files []snippetFile
+	packages := map[string]bool{}
+	counts := map[string]int{}
+	for _, b := range allBlocks(t) {
+		if b.kind != fenceGo {
+			continue
+		}
+		pkgDir := "l" + strings.ReplaceAll(b.lesson, ".", "") + "_" + b.lang
+		lessonPkg := rootImport + "/" + pkgDir
+		rw := strings.NewReplacer(
+			strconv.Quote(helloControllerPath), strconv.Quote(lessonPkg),
+			strconv.Quote(dbControllerPath), strconv.Quote(lessonPkg),
+		)
+		code := rw.Replace(rewrite.Replace(b.code))
+		counts[pkgDir]++
+		n := counts[pkgDir]
+		var f snippetFile
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(code), "package "):
+			dir := fmt.Sprintf("%s_file%d", pkgDir, n)
+			f = snippetFile{path: filepath.Join(dir, "main.go"), block: b}
+			writeFile(t, filepath.Join(root, f.path), code)
+			packages[dir] = true
+		default:
+			header := "package controller\n\n"
+			if !hasImports(code) {
+				header += importsFor(t, b, code, rewrite)
+			}
+			f = snippetFile{path: filepath.Join(pkgDir, fmt.Sprintf("%s_%d.go", strings.ReplaceAll(b.section, "-", "_"), n)),
+				block: b, header: strings.Count(header, "\n")}
+			writeFile(t, filepath.Join(root, f.path), header+code)
+			packages[pkgDir] = true
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		t.Fatal("no go blocks found in the lessons")
+	}
+
+	args := []string{"vet"}
+	for _, dir := range slices.Sorted(maps.Keys(packages)) {
+		args = append(args, "./"+filepath.ToSlash(filepath.Join(root, dir)))
+	}
+	cmd := exec.Command("go", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go vet of the lesson code blocks failed (%v):\n%s", err, explainVet(t, out.String(), root, files))
+	}
+	t.Logf("compiled and vetted %d go blocks in %d packages", len(files), len(packages))
+}
+
+// TestGoBlocksAreFormatted: code in the lessons is gofmt-formatted, as
+// the learner's own code will be.
+func TestGoBlocksAreFormatted(t *testing.T) {
+	for _, b := range allBlocks(t) {
+		if b.kind != fenceGo {
+			continue
+		}
+		src := b.code
+		header := ""
+		if !strings.HasPrefix(strings.TrimSpace(src), "package ") {
+			header = "package controller\n\n"
+		}
+		formatted, err := format.Source([]byte(header + src))
+		if err != nil {
+			t.Errorf("%s: go block does not parse: %v", b.where(), err)
+			continue
+		}
+		if got := strings.TrimPrefix(string(formatted), header); got != src {
+			t.Errorf("%s: go block is not gofmt-formatted; gofmt gives:\n%s", b.where(), got)
+		}
+	}
+}
+
+// hasImports reports whether a block brings its own import declarations.
+func hasImports(code string) bool {
+	return regexp.MustCompile(`(?m)^import[ (]`).MatchString(code)
+}
+
+// importsFor builds the import block for the package selectors a snippet uses.
+func importsFor(t *testing.T, b codeBlock, code string, rewrite *strings.Replacer) string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "", "package controller\n"+code, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("%s: a go block does not parse: %v\n%s", b.where(), err, code)
+	}
+	used := map[string]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				if _, known := snippetImports[id.Name]; known {
+					used[id.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(used) == 0 {
+		return ""
+	}
+	var imports strings.Builder
+	imports.WriteString("import (\n")
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		fmt.Fprintf(&imports, "\t%s %s\n", name, rewrite.Replace(strconv.Quote(snippetImports[name])))
+	}
+	imports.WriteString(")\n\n")
+	return imports.String()
+}
+
+// explainVet maps "file.go:line:col: message" lines of vet's output back to
+// the lesson file and line the code came from.
+func explainVet(t *testing.T, output, root string, files []snippetFile) string {
+	t.Helper()
+	location := regexp.MustCompile(`([^\s:]+\.go):(\d+)(:\d+)?`)
+	return location.ReplaceAllStringFunc(output, func(m string) string {
+		parts := location.FindStringSubmatch(m)
+		for _, f := range files {
+			if !strings.HasSuffix(filepath.ToSlash(parts[1]), filepath.ToSlash(f.path)) {
+				continue
+			}
+			line, _ := strconv.Atoi(parts[2])
+			return fmt.Sprintf("%s:%d (%s)", lessonFileOf(f.block), blockFileLine(t, f.block)+line-f.header-1, f.block.section)
+		}
+		return m
+	})
+}
+
+func lessonFileOf(b codeBlock) string { return "lessons/" + b.lesson + "/" + b.lang + ".md" }
+
+// blockFileLine finds the line of a block's first code line in its lesson file.
+func blockFileLine(t *testing.T, b codeBlock) int {
+	t.Helper()
+	raw, err := fs.ReadFile(lessonFiles, lessonFileOf(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(raw), b.code)
+	if i < 0 {
+		return 0
+	}
+	return strings.Count(string(raw[:i]), "\n") + 1
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(to, e.Name()), string(data))
+	}
+}

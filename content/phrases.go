@@ -1,0 +1,19 @@
+package content
+
+// localized is a short piece of interface text in every language.
+type localized struct{ en, ru string }
+
+func (t localized) in(lang string) string {
+	if lang == Russian {
+		return t.ru
+	}
+	return t.en
+}
+
+var (
+	phraseSections = localized{en: "Sections", ru: "Разделы"}
+	phraseTryIt    = localized{
+		en: "See it on the running operator (in `lab start`, press `r` in this section):",
+		ru: "Посмотрите на работающем операторе (в `lab start` — клавиша `r` в этом разделе):",
+	}
+)

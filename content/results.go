@@ -1,0 +1,145 @@
+package content
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// QueueCall is a work-queue method the controller calls for a key after
+// Reconcile returns.
+type QueueCall string
+
+// The queue calls that appear in ResultCases. With the priority queue (the
+// default since v0.23) the controller calls AddWithOpts; RateLimited:true is
+// AddRateLimited and After:d is AddAfter(d).
+const (
+	CallForget         QueueCall = "Forget"
+	CallAddAfter       QueueCall = "AddAfter"
+	CallAddRateLimited QueueCall = "AddRateLimited"
+	CallDone           QueueCall = "Done"
+)
+
+// Retry says when the key is reconciled again without a new watch event.
+type Retry int
+
+const (
+	// RetryOnEvent: nothing is scheduled; only a watch event (or the cache's
+	// periodic resync) brings the key back.
+	RetryOnEvent Retry = iota
+	// RetryAfterRequested: after the RequeueAfter the reconciler asked for.
+	RetryAfterRequested
+	// RetryRateLimited: after the rate limiter's per-item delay,
+	// RateLimiterBase·2ⁿ for the n-th consecutive failure (n from 0), capped
+	// at RateLimiterMax.
+	RetryRateLimited
+)
+
+// The default per-item rate limiter of a v0.25 controller (priority queue).
+const (
+	RateLimiterBase = 5 * time.Millisecond
+	RateLimiterMax  = 1000 * time.Second
+)
+
+// ResultCase is one way Reconcile can return and what controller-runtime
+// v0.25 does with the key afterwards (pkg/internal/controller,
+// reconcileHandler). The lesson's table is generated from these rows and a
+// test on a real control plane checks every row against observed queue calls.
+type ResultCase struct {
+	ID string
+	// Return is the Go code of the return statement's values; d and err are
+	// any positive duration and any non-nil error.
+	Return string
+	// Calls are the queue calls for the key after Reconcile returns, in order.
+	Calls []QueueCall
+	Retry Retry
+	// IgnoresRequeueAfter: the error wins and the RequeueAfter is dropped,
+	// with a warning in the log.
+	IgnoresRequeueAfter bool
+	// Deprecated marks Result.Requeue (deprecated since v0.21).
+	Deprecated bool
+	// Terminal: logged and counted as a terminal error, never retried.
+	Terminal bool
+}
+
+// ResultCases are the rows of the "what happens after Reconcile returns" table.
+var ResultCases = []ResultCase{
+	{ID: "success", Return: "ctrl.Result{}, nil",
+		Calls: []QueueCall{CallForget, CallDone}, Retry: RetryOnEvent},
+	{ID: "requeue-after", Return: "ctrl.Result{RequeueAfter: d}, nil",
+		Calls: []QueueCall{CallForget, CallAddAfter, CallDone}, Retry: RetryAfterRequested},
+	{ID: "requeue", Return: "ctrl.Result{Requeue: true}, nil",
+		Calls: []QueueCall{CallAddRateLimited, CallDone}, Retry: RetryRateLimited, Deprecated: true},
+	{ID: "error", Return: "ctrl.Result{}, err",
+		Calls: []QueueCall{CallAddRateLimited, CallDone}, Retry: RetryRateLimited},
+	{ID: "error-with-requeue-after", Return: "ctrl.Result{RequeueAfter: d}, err",
+		Calls: []QueueCall{CallAddRateLimited, CallDone}, Retry: RetryRateLimited, IgnoresRequeueAfter: true},
+	{ID: "terminal", Return: "ctrl.Result{}, reconcile.TerminalError(err)",
+		Calls: []QueueCall{CallDone}, Retry: RetryOnEvent, Terminal: true},
+}
+
+// tables are the generated tables a lesson can embed with
+// "<!-- table:NAME -->" on a line of its own.
+var tables = map[string]func(lang string) string{
+	"result-queue-calls": resultTable,
+}
+
+var (
+	resultHeader = localized{
+		en: "| You return | Queue calls, in order | Reconciled again |",
+		ru: "| Что вернули | Вызовы очереди по порядку | Следующий Reconcile |",
+	}
+	retryText = map[Retry]localized{
+		RetryOnEvent:        {en: "on the next event", ru: "по следующему событию"},
+		RetryAfterRequested: {en: "after `d`; failures reset", ru: "через `d`; счётчик неудач сброшен"},
+		RetryRateLimited:    {en: "after the rate limiter's delay", ru: "через задержку rate limiter"},
+	}
+	noteDeprecated = localized{en: "deprecated", ru: "устарело"}
+	noteIgnored    = localized{
+		en: "`RequeueAfter` ignored, a warning logged",
+		ru: "`RequeueAfter` игнорируется, в логе предупреждение",
+	}
+	noteTerminal = localized{
+		en: "counted as a terminal error",
+		ru: "учитывается как терминальная ошибка",
+	}
+	rateLimiterNote = localized{
+		en: "The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.",
+		ru: "Задержка rate limiter — %s·2ⁿ для n-й неудачи ключа подряд (n с нуля): %s, %s, %s, … не больше %s. `Forget` сбрасывает n в 0.",
+	}
+)
+
+func resultTable(lang string) string {
+	var b strings.Builder
+	b.WriteString(resultHeader.in(lang) + "\n|---|---|---|\n")
+	for _, c := range ResultCases {
+		calls := make([]string, len(c.Calls))
+		for i, call := range c.Calls {
+			calls[i] = "`" + string(call) + "`"
+			if call == CallAddAfter {
+				calls[i] = "`AddAfter(d)`"
+			}
+		}
+		ret := "`" + c.Return + "`"
+		if c.Deprecated {
+			ret += " (" + noteDeprecated.in(lang) + ")"
+		}
+		next := retryText[c.Retry].in(lang)
+		if c.IgnoresRequeueAfter {
+			next += "; " + noteIgnored.in(lang)
+		}
+		if c.Terminal {
+			next += "; " + noteTerminal.in(lang)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", ret, strings.Join(calls, ", "), next)
+	}
+	fmt.Fprintf(&b, "\n"+rateLimiterNote.in(lang)+"\n", RateLimiterBase,
+		RateLimiterBase, 2*RateLimiterBase, 4*RateLimiterBase, formatLimit(RateLimiterMax))
+	return b.String()
+}
+
+// formatLimit prints 1000s as "1000s (16m40s)" so both the configured value
+// and its meaning are visible.
+func formatLimit(d time.Duration) string {
+	return fmt.Sprintf("%gs (%s)", d.Seconds(), d)
+}

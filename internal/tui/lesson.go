@@ -1,0 +1,280 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/operator-lab/lab/content"
+)
+
+// maxLessonWidth keeps lines of prose readable in a wide terminal.
+const maxLessonWidth = 100
+
+// lessonPane is the lab's lesson beside the live operator: one section at
+// a time, scrolled with a viewport. Rendering a section (glamour) takes tens
+// of milliseconds, so it happens in the background, one render at a time,
+// and the result is kept per section and width; the next section is
+// rendered ahead so reading on does not wait.
+//
+// The model holds a pointer to it and changes it only in Update.
+type lessonPane struct {
+	lab    string
+	lang   string
+	lesson *content.Lesson
+	err    error // why there is no lesson
+
+	section int
+	view    viewport.Model // scroll position over lines
+	lines   []string
+	shown   renderKey // what lines hold; section -1 = nothing yet
+
+	rendered  map[renderKey]renderedSection
+	rendering bool // a render is in flight
+	style     string
+}
+
+// renderKey names one rendering of a section.
+type renderKey struct{ section, width int }
+
+type renderedSection struct {
+	text string
+	err  error
+}
+
+// lessonRenderedMsg carries a finished render back into the model.
+type lessonRenderedMsg struct {
+	key renderKey
+	renderedSection
+}
+
+// newLessonPane loads the lesson of a lab in a language ("" chooses with
+// content.Lang: LAB_LANG, then the locale). A lab without a lesson, or a
+// language that cannot be chosen, leaves the pane with an error to show.
+func newLessonPane(lab, lang, style string) *lessonPane {
+	p := &lessonPane{lab: lab, lang: lang, style: style, shown: renderKey{section: -1},
+		rendered: map[renderKey]renderedSection{}}
+	if lab == "" {
+		p.err = fmt.Errorf("no lab is known, so there is no lesson to show")
+		return p
+	}
+	chosen, err := content.Lang(lang)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	p.lang = chosen
+	p.lesson, p.err = content.Load(lab, chosen)
+	return p
+}
+
+// offered reports whether the lab has a lesson to open: the pane then
+// shows it, or why it could not be loaded.
+func (p *lessonPane) offered() bool { return p.lab != "" }
+
+// available reports whether there is a lesson to read.
+func (p *lessonPane) available() bool { return p.lesson != nil && len(p.lesson.Sections) > 0 }
+
+// current is the section being read.
+func (p *lessonPane) current() (content.Section, bool) {
+	if !p.available() {
+		return content.Section{}, false
+	}
+	return p.lesson.Sections[p.section], true
+}
+
+// move goes to another section (dir -1 or +1), staying within the lesson.
+func (p *lessonPane) move(dir int) bool {
+	if !p.available() {
+		return false
+	}
+	next := min(max(p.section+dir, 0), len(p.lesson.Sections)-1)
+	changed := next != p.section
+	p.section = next
+	return changed
+}
+
+// renderWidth is the width a section is wrapped at in a pane this wide.
+func renderWidth(innerW int) int { return max(min(innerW-1, maxLessonWidth), 20) }
+
+// sync fits the viewport to the text area (w×h cells) and shows the
+// current section rendered for it; it returns the command that renders
+// what is missing (the current section first, then the next one).
+func (p *lessonPane) sync(w, h int) tea.Cmd {
+	p.view.Width, p.view.Height = w, max(h, 1)
+	if !p.available() {
+		return nil
+	}
+	want := renderKey{section: p.section, width: renderWidth(w)}
+	if r, ok := p.rendered[want]; ok && p.shown != want {
+		sameSection := p.shown.section == want.section
+		p.lines = textLines(r.text)
+		p.view.SetContent(strings.Join(p.lines, "\n"))
+		p.shown = want
+		if !sameSection {
+			p.view.GotoTop()
+		}
+	}
+	if _, ok := p.rendered[want]; !ok {
+		return p.render(want)
+	}
+	ahead := renderKey{section: want.section + 1, width: want.width}
+	if _, ok := p.rendered[ahead]; !ok && ahead.section < len(p.lesson.Sections) {
+		return p.render(ahead)
+	}
+	return nil
+}
+
+// render starts rendering one section unless a render is already running
+// (its result triggers the next sync, which asks again for what is missing).
+func (p *lessonPane) render(key renderKey) tea.Cmd {
+	if p.rendering {
+		return nil
+	}
+	p.rendering = true
+	markdown, style := lessonMarkdown(p.lesson.Sections[key.section]), p.style
+	return func() tea.Msg {
+		text, err := content.Render(markdown, content.RenderOptions{Width: key.width, Style: style})
+		return lessonRenderedMsg{key: key, renderedSection: renderedSection{text: text, err: err}}
+	}
+}
+
+// store keeps a finished render; renders for another width are dropped,
+// since the pane has been resized since.
+func (p *lessonPane) store(msg lessonRenderedMsg) {
+	p.rendering = false
+	for k := range p.rendered {
+		if k.width != msg.key.width {
+			delete(p.rendered, k)
+		}
+	}
+	p.rendered[msg.key] = msg.renderedSection
+}
+
+// lessonMarkdown is a section as the pane shows it. Its heading is left
+// out, since the pane's title names the section; so is its closing "see it
+// on the running operator" paragraph, which names the headless `lab run`
+// command: the pane has its own line for the live demo, with the key to press.
+func lessonMarkdown(s content.Section) string {
+	md := strings.TrimPrefix(s.Markdown(), "## "+s.Title+"\n")
+	if s.Demo == nil {
+		return md
+	}
+	cmd := "`lab " + strings.Join(s.Demo.RunArgs(), " ") + "`"
+	if i := strings.LastIndex(md, "\n▶ "); i >= 0 && strings.Contains(md[i:], cmd) {
+		return md[:i] + "\n"
+	}
+	return md
+}
+
+// textLines splits rendered text into lines without the blank ones the
+// renderer puts before and after it.
+func textLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	blank := func(s string) bool { return strings.TrimSpace(ansi.Strip(s)) == "" }
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// lessonPhrase is a piece of the pane's own text, in both languages.
+type lessonPhrase struct{ en, ru string }
+
+func (t lessonPhrase) in(lang string) string {
+	if lang == content.Russian {
+		return t.ru
+	}
+	return t.en
+}
+
+var (
+	phraseLesson    = lessonPhrase{en: "Lesson", ru: "Урок"}
+	phraseRendering = lessonPhrase{en: "rendering…", ru: "отрисовка…"}
+	phraseSeeThis   = lessonPhrase{en: "press w to see this", ru: "нажмите w, чтобы увидеть это"}
+	phraseNoDemo    = lessonPhrase{en: "no live demo in this section · < > sections · ↑/↓ scroll",
+		ru: "в этом разделе нет демонстрации · < > разделы · ↑/↓ прокрутка"}
+	phraseReplayDemo = lessonPhrase{en: "demos run on a live lab, not in a replay: lab start %s",
+		ru: "демонстрации идут в живой лаборатории, не в записи: lab start %s"}
+	phraseOtherLab = lessonPhrase{en: "this demo runs in lab %s: lab start %s",
+		ru: "эта демонстрация идёт в лаборатории %s: lab start %s"}
+)
+
+// lessonTitle is the pane's title: lesson, position and section.
+func (m Model) lessonTitle() string {
+	p := m.lesson
+	s, ok := p.current()
+	if !ok {
+		return phraseLesson.in(p.lang)
+	}
+	return fmt.Sprintf("%s %s · %d/%d %s", phraseLesson.in(p.lang), p.lesson.ID, p.section+1, len(p.lesson.Sections), s.Title)
+}
+
+// lessonHint says where in the section the view is.
+func (m Model) lessonHint() string {
+	v := m.lesson.view
+	switch {
+	case len(m.lesson.lines) <= v.Height:
+		return ""
+	case v.AtTop():
+		return "top ↓"
+	case v.AtBottom():
+		return "end"
+	}
+	return fmt.Sprintf("%d%%", int(v.ScrollPercent()*100))
+}
+
+// lessonLines: the visible part of the section, then a line that offers
+// the section's demo.
+func (m Model) lessonLines(w, h int) []string {
+	st, p := m.st, m.lesson
+	if h <= 0 {
+		return nil
+	}
+	if !p.available() {
+		msg := "no lesson"
+		if p.err != nil {
+			msg += ": " + p.err.Error()
+		}
+		return []string{st.Bad.Render(msg)}
+	}
+	textH := h - 1
+	var lines []string
+	want := renderKey{section: p.section, width: renderWidth(w)}
+	switch r, ok := p.rendered[want]; {
+	case ok && r.err != nil:
+		lines = []string{st.Bad.Render(r.err.Error())}
+	case p.shown.section == p.section:
+		// The current render, or one for the old width while the new one is made.
+		top := min(max(p.view.YOffset, 0), len(p.lines))
+		lines = append(lines, p.lines[top:min(top+textH, len(p.lines))]...)
+	default:
+		lines = []string{st.Faint.Render(phraseRendering.in(p.lang))}
+	}
+	for len(lines) < textH {
+		lines = append(lines, "")
+	}
+	return append(lines[:textH], m.demoLine())
+}
+
+// demoLine offers the current section's demo, or says why there is none.
+func (m Model) demoLine() string {
+	st, p := m.st, m.lesson
+	s, _ := p.current()
+	lab := m.header.Lab
+	switch {
+	case s.Demo == nil:
+		return st.Faint.Render(phraseNoDemo.in(p.lang))
+	case m.replay != nil:
+		return st.Faint.Render("▶ " + fmt.Sprintf(phraseReplayDemo.in(p.lang), s.Demo.Lab) + " · " + s.Demo.String())
+	case s.Demo.Lab != lab:
+		return st.Warn.Render("▶ " + fmt.Sprintf(phraseOtherLab.in(p.lang), s.Demo.Lab, s.Demo.Lab))
+	}
+	return st.Info.Render("▶ "+phraseSeeThis.in(p.lang)) + st.Faint.Render(" · "+s.Demo.String())
+}

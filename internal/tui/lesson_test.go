@@ -1,0 +1,539 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/operator-lab/lab/content"
+)
+
+// newLessonModel is a live dashboard of a lab with its lesson in lang.
+func newLessonModel(w, h int, clock *testClock, controls Controls, lab, lang string) Model {
+	title := map[string]string{"3.1": "Controller Runtime deep dive", "4.4": "Advanced patterns"}[lab]
+	m := New(Options{
+		Header: Header{Lab: lab, Title: title, KubernetesVersion: "v1.37.2",
+			Address: "https://127.0.0.1:40123", Started: t0},
+		Controls: controls,
+		Now:      clock.Now,
+		Renderer: asciiRenderer(),
+		Lang:     lang,
+	})
+	return update(m, tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+// settle runs the lesson's background renders a command asked for, as the
+// bubbletea runtime would, until none is left.
+func settle(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	for cmd != nil {
+		msg, ok := cmd().(lessonRenderedMsg)
+		if !ok {
+			t.Fatalf("expected a lesson render, got %T", msg)
+		}
+		var next tea.Model
+		next, cmd = m.Update(msg)
+		m = next.(Model)
+	}
+	return m
+}
+
+// pressSettled presses a key and lets the lesson finish rendering.
+func pressSettled(t *testing.T, m Model, keys string) Model {
+	t.Helper()
+	m, cmd := press(m, keys)
+	return settle(t, m, cmd)
+}
+
+func mustLoad(t *testing.T, lab, lang string) *content.Lesson {
+	t.Helper()
+	l, err := content.Load(lab, lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// firstTextLine is how a section's text starts in a pane of this inner width.
+func firstTextLine(t *testing.T, s content.Section, innerW int) string {
+	t.Helper()
+	out, err := content.Render(lessonMarkdown(s), content.RenderOptions{Width: renderWidth(innerW)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(textLines(out)[0])
+}
+
+// lessonFrame is the lesson pane's part of the screen: its title line and below.
+func lessonFrame(t *testing.T, view string) string {
+	t.Helper()
+	i := strings.Index(view, "╭─ Lesson")
+	if i < 0 {
+		i = strings.Index(view, "╭─ Урок")
+	}
+	if i < 0 {
+		t.Fatalf("no lesson pane on screen:\n%s", view)
+	}
+	return view[i:]
+}
+
+func TestLessonPaneOpensNavigatesAndScrolls(t *testing.T) {
+	lesson := mustLoad(t, "4.4", "en")
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	if strings.Contains(m.View(), "╭─ Lesson") {
+		t.Fatal("the lesson pane is open before L was pressed")
+	}
+	m = pressSettled(t, m, "L")
+	pane := lessonFrame(t, m.View())
+	first := lesson.Sections[0]
+	if !strings.Contains(pane, "Lesson 4.4 · 1/9 "+first.Title) {
+		t.Fatalf("title does not name the lesson and section:\n%s", pane)
+	}
+	if want := firstTextLine(t, first, 118); !strings.Contains(pane, want) {
+		t.Fatalf("the pane does not start with the section's text %q:\n%s", want, pane)
+	}
+
+	// Sections: > and . forward, < and , back, stopping at the ends.
+	m = pressSettled(t, m, ">")
+	m = pressSettled(t, m, ".")
+	third := lesson.Sections[2]
+	pane = lessonFrame(t, m.View())
+	if !strings.Contains(pane, "3/9 "+third.Title) || !strings.Contains(pane, firstTextLine(t, third, 118)) {
+		t.Fatalf("after > . the pane is not at section 3 (%s):\n%s", third.Title, pane)
+	}
+	for i := 0; i < 5; i++ {
+		m = pressSettled(t, m, ",")
+	}
+	m = pressSettled(t, m, "<")
+	if m.lesson.section != 0 {
+		t.Fatalf("section %d after going back past the start, want 0", m.lesson.section)
+	}
+
+	// Scrolling: the first line leaves the view, and the title says where we are.
+	start := firstTextLine(t, first, 118)
+	m, _ = press(m, "j")
+	m, _ = press(m, "down")
+	if m.lesson.view.YOffset != 2 || strings.Contains(lessonFrame(t, m.View()), start) {
+		t.Fatalf("two lines down: offset %d, and the first line %q should be gone", m.lesson.view.YOffset, start)
+	}
+	m, _ = press(m, "k")
+	if m.lesson.view.YOffset != 1 {
+		t.Fatalf("offset %d after k, want 1", m.lesson.view.YOffset)
+	}
+	for i := 0; i < 50; i++ {
+		m, _ = press(m, "pgdown")
+	}
+	if !m.lesson.view.AtBottom() || !strings.Contains(m.View(), "· end ─") {
+		t.Fatalf("pgdown to the end: at bottom %v\n%s", m.lesson.view.AtBottom(), lessonFrame(t, m.View()))
+	}
+	// A new section starts at its top.
+	m = pressSettled(t, m, ">")
+	if m.lesson.view.YOffset != 0 {
+		t.Fatalf("section 2 opened at offset %d, want its top", m.lesson.view.YOffset)
+	}
+
+	// L closes it; the panes it covered come back.
+	m, _ = press(m, "L")
+	if strings.Contains(m.View(), "╭─ Lesson") || !strings.Contains(m.View(), "Objects & phases") {
+		t.Fatal("L did not close the lesson pane")
+	}
+	m = pressSettled(t, m, "L")
+	if m.lesson.section != 1 {
+		t.Fatalf("reopened at section %d, want the one left open (1)", m.lesson.section)
+	}
+	m, _ = press(m, "esc")
+	if m.lessonOpen {
+		t.Fatal("esc did not close the lesson pane")
+	}
+}
+
+func TestArrowsSelectObjectsUntilTheLessonOpens(t *testing.T) {
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m = fold(m, lifecycleScript().Events())
+	m, _ = press(m, "k")
+	if m.selected != "lab/db-1" {
+		t.Fatalf("k selected %q, want lab/db-1", m.selected)
+	}
+	m = pressSettled(t, m, "L")
+	m, _ = press(m, "j")
+	if m.selected != "lab/db-1" || m.lesson.view.YOffset != 1 {
+		t.Fatalf("with the lesson open, j should scroll (offset %d) and keep the selection (%q)", m.lesson.view.YOffset, m.selected)
+	}
+}
+
+func TestLessonPaneSpeaksTheLessonsLanguage(t *testing.T) {
+	lesson := mustLoad(t, "3.1", "ru")
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "3.1", "ru")
+	m = pressSettled(t, m, "L")
+	pane := lessonFrame(t, m.View())
+	if !strings.Contains(pane, "Урок 3.1 · 1/9 "+lesson.Sections[0].Title) {
+		t.Fatalf("title:\n%s", pane)
+	}
+	if !strings.Contains(pane, "▶ нажмите w, чтобы увидеть это") {
+		t.Fatalf("the demo line is not in Russian:\n%s", pane)
+	}
+	m = pressSettled(t, m, ">") // manager: no demo
+	if !strings.Contains(m.View(), "в этом разделе нет демонстрации") {
+		t.Fatalf("a section without a demo should say so:\n%s", lessonFrame(t, m.View()))
+	}
+}
+
+// TestLessonRendersAreCachedAndFollowTheWidth: the next section is
+// rendered ahead, going back costs no render, and a resize renders again
+// for the new width.
+func TestLessonRendersAreCachedAndFollowTheWidth(t *testing.T) {
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m, cmd := press(m, "L")
+	if cmd == nil || !strings.Contains(m.View(), "rendering…") {
+		t.Fatal("opening the lesson should render it in the background and say so meanwhile")
+	}
+	m = settle(t, m, cmd)
+	if _, ok := m.lesson.rendered[renderKey{section: 1, width: renderWidth(118)}]; !ok {
+		t.Fatal("the next section was not rendered ahead")
+	}
+	m, cmd = press(m, ">")
+	if cmd == nil {
+		t.Fatal("reading on should render the section after next ahead")
+	}
+	m = settle(t, m, cmd)
+	m, cmd = press(m, "<")
+	if cmd != nil {
+		t.Fatal("going back rendered again: the render was not kept")
+	}
+	next, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = next.(Model)
+	if cmd == nil {
+		t.Fatal("a resize did not render for the new width")
+	}
+	if strings.Contains(m.View(), "rendering…") {
+		t.Fatal("while the new width renders, the old render should stay on screen")
+	}
+	m = settle(t, m, cmd)
+	if m.lesson.shown.width != renderWidth(98) {
+		t.Fatalf("shown at width %d, want %d", m.lesson.shown.width, renderWidth(98))
+	}
+}
+
+func TestLessonPaneFitsEveryLayout(t *testing.T) {
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m = fold(m, lifecycleScript().Events())
+	m = pressSettled(t, m, "L")
+	for _, size := range [][2]int{{200, 60}, {120, 40}, {100, 30}, {80, 24}, {70, 20}, {60, 16}} {
+		next, cmd := m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m = settle(t, next.(Model), cmd)
+		view := m.View()
+		lines := strings.Split(view, "\n")
+		if len(lines) != size[1] {
+			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Errorf("%dx%d: line %d is %d wide", size[0], size[1], i, w)
+			}
+		}
+		pane := lessonFrame(t, view)
+		if !strings.Contains(pane, "▶ press w to see this") {
+			t.Errorf("%dx%d: no demo line:\n%s", size[0], size[1], pane)
+		}
+		// The sequence stays in view beside the text where there is room.
+		if hasSeq := strings.Contains(view, "Reconcile sequence"); hasSeq != (m.layout() != layoutCompact) {
+			t.Errorf("%dx%d (layout %d): reconcile sequence shown = %v", size[0], size[1], m.layout(), hasSeq)
+		}
+	}
+}
+
+// demoCalls is what each scenario a lesson demo names does through
+// Controls, after the demo's switches, when lab/db-1 is selected and the
+// fake creates lab/db-2 next.
+var demoCalls = map[string][]string{
+	"":                {},
+	"create":          {"create"},
+	"update-burst":    {"burst lab/db-1 5"},
+	"delete":          {"delete lab/db-1"},
+	"not-found":       {"create", "delete lab/db-2"},
+	"external-outage": {"external=down", "create"},
+	"flaky-external":  {"external=flaky", "create", "create", "create"},
+	"permanent-error": {"create-invalid"},
+}
+
+// TestEveryLessonDemoRunsLive presses w in every section of both lessons
+// that has a demo: its switches are set in order, then its scenario's step
+// runs through Controls.
+func TestEveryLessonDemoRunsLive(t *testing.T) {
+	for _, lab := range content.LessonIDs() {
+		lesson := mustLoad(t, lab, "en")
+		for i, s := range lesson.Sections {
+			if s.Demo == nil {
+				continue
+			}
+			t.Run(lab+"/"+s.ID, func(t *testing.T) {
+				fake := newFakeControls()
+				m := newLessonModel(120, 40, &testClock{now: t0}, fake, lab, "en")
+				m = fold(m, lifecycleScript().Events())
+				m, _ = press(m, "k") // select lab/db-1
+				m = pressSettled(t, m, "L")
+				for j := 0; j < i; j++ {
+					m = pressSettled(t, m, ">")
+				}
+				m, cmd := press(m, "w")
+				if s.Demo.Scenario != "" {
+					mustFail(t, cmd == nil, "w returned no command for scenario %s", s.Demo.Scenario)
+					m = update(m, cmd())
+				}
+				want, ok := demoCalls[s.Demo.Scenario]
+				if !ok {
+					t.Fatalf("scenario %q has no expected calls: add it to demoSteps and here", s.Demo.Scenario)
+				}
+				var switches []string
+				for _, sw := range s.Demo.Switches {
+					switches = append(switches, sw.Name+"="+sw.Value)
+				}
+				if got, want := strings.Join(fake.Calls(), ","), strings.Join(append(switches, want...), ","); got != want {
+					t.Fatalf("calls = %s, want %s", got, want)
+				}
+				if status := m.status.text; !strings.HasPrefix(status, "demo "+s.ID) || m.status.bad {
+					t.Fatalf("status = %q (bad %v)", status, m.status.bad)
+				}
+			})
+		}
+	}
+}
+
+func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
+	clock := &testClock{now: t0}
+	fake := newFakeControls() // timescale 10: the 30s outage lasts 3s
+	m := newLessonModel(120, 40, clock, fake, "4.4", "en")
+	m = pressSettled(t, m, "L")
+	m = pressSettled(t, m, ">")
+	m = pressSettled(t, m, ">") // external-deps
+	m, cmd := press(m, "w")
+	m = update(m, cmd())
+	if fake.value("external") != "down" || !strings.Contains(m.View(), "external healthy again in 3s") {
+		t.Fatalf("external = %s; status: %s", fake.value("external"), m.status.text)
+	}
+	clock.now = t0.Add(2900 * time.Millisecond)
+	m = update(m, tickMsg(clock.now))
+	if fake.value("external") != "down" {
+		t.Fatal("the outage ended early")
+	}
+	clock.now = t0.Add(3 * time.Second)
+	m = update(m, tickMsg(clock.now))
+	if fake.value("external") != "healthy" || !strings.Contains(m.View(), "external system is healthy again") {
+		t.Fatalf("after 3s external = %s; status %q", fake.value("external"), m.status.text)
+	}
+
+	// Changed by hand during the outage: the demo leaves it alone.
+	m, cmd = press(m, "w")
+	m = update(m, cmd())
+	m, _ = press(m, "e") // down → flaky
+	clock.now = clock.now.Add(time.Minute)
+	m = update(m, tickMsg(clock.now))
+	if fake.value("external") != "flaky" {
+		t.Fatalf("external = %s, want the learner's flaky kept", fake.value("external"))
+	}
+}
+
+// TestOutageDemoIsTimedAtTheTimescaleItSets: the backoff demo sets
+// timescale=10, so its 30s outage lasts 3s even from timescale 1.
+func TestOutageDemoIsTimedAtTheTimescaleItSets(t *testing.T) {
+	fake := newFakeControls()
+	if err := fake.SetSwitch("timescale", "1"); err != nil {
+		t.Fatal(err)
+	}
+	m := newLessonModel(120, 40, &testClock{now: t0}, fake, "4.4", "en")
+	m = pressSettled(t, m, "L")
+	for i := 0; i < 5; i++ {
+		m = pressSettled(t, m, ">") // backoff
+	}
+	m, cmd := press(m, "w")
+	m = update(m, cmd())
+	if fake.value("timescale") != "10" || m.outage == nil || m.outage.until != t0.Add(3*time.Second) {
+		t.Fatalf("timescale %s, outage %+v; status %q", fake.value("timescale"), m.outage, m.status.text)
+	}
+}
+
+func TestDemoKeyIsOnlyOfferedWhereThereIsADemo(t *testing.T) {
+	fake := newFakeControls()
+	m := newLessonModel(80, 24, &testClock{now: t0}, fake, "3.1", "en")
+	m = pressSettled(t, m, "L")
+	if !strings.Contains(m.View(), "w see this") {
+		t.Fatal("the help line does not offer w on a section with a demo")
+	}
+	m = pressSettled(t, m, ">") // manager: no demo
+	m, cmd := press(m, "w")
+	if cmd != nil || len(fake.Calls()) != 0 || strings.Contains(m.View(), "w see this") {
+		t.Fatalf("w acted on a section without a demo: calls %v", fake.Calls())
+	}
+	m, _ = press(m, "L")
+	m, _ = press(m, "w")
+	if len(fake.Calls()) != 0 {
+		t.Fatal("w acted with the lesson closed")
+	}
+}
+
+func TestDemoKeyIsDisabledInAReplay(t *testing.T) {
+	m := New(Options{Header: Header{Lab: "4.4", Source: "trace.jsonl"}, Trace: lifecycleScript().Events(),
+		Renderer: asciiRenderer(), Lang: "en"})
+	m = update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = pressSettled(t, m, "L")
+	view := m.View()
+	if !strings.Contains(view, "▶ demos run on a live lab, not in a replay: lab start 4.4") {
+		t.Fatalf("no note about demos in a replay:\n%s", lessonFrame(t, view))
+	}
+	if m.keys.Demo.Enabled() || strings.Contains(view, "w see this") {
+		t.Fatal("w is offered in a replay")
+	}
+	if helpLine := view[strings.LastIndex(view, "\n"):]; strings.Count(helpLine, "L close lesson") != 1 || !strings.Contains(helpLine, "→ next event") {
+		t.Fatalf("help line %q", helpLine)
+	}
+	m, cmd := press(m, "w")
+	if cmd != nil || m.status.text != "" {
+		t.Fatalf("w did something in a replay: status %q", m.status.text)
+	}
+	// The replay keys still work with the lesson open.
+	m, _ = press(m, "right")
+	if m.replay.cursor != 1 {
+		t.Fatalf("→ moved the replay to %d, want 1", m.replay.cursor)
+	}
+}
+
+func TestHelpListsTheLessonKeys(t *testing.T) {
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m, _ = press(m, "?")
+	if !strings.Contains(m.View(), "lesson pane: the lab's text beside the operator") {
+		t.Fatal("the overlay does not mention L")
+	}
+	m, _ = press(m, "?")
+	m = pressSettled(t, m, "L")
+	m, _ = press(m, "?")
+	view := m.View()
+	for _, want := range []string{"see this: run the section's demo", "next section (. too)", "previous section (, too)",
+		"scroll the lesson down", "scroll the lesson a page down", "close the lesson pane (esc too)"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the overlay lacks %q", want)
+		}
+	}
+	if strings.Contains(view, "select previous object") {
+		t.Error("the overlay offers ↑ for selecting while it scrolls the lesson")
+	}
+}
+
+// TestNoTwoEnabledBindingsShareAKey in every mode: a key does one thing.
+func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
+	for _, mode := range []struct {
+		name         string
+		replay, open bool
+	}{{"live", false, false}, {"live+lesson", false, true}, {"replay", true, false}, {"replay+lesson", true, true}} {
+		opts := Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Renderer: asciiRenderer(), Lang: "en"}
+		if mode.replay {
+			opts.Controls, opts.Trace = nil, lifecycleScript().Events()
+		}
+		m := update(New(opts), tea.WindowSizeMsg{Width: 80, Height: 24})
+		if mode.open {
+			m = pressSettled(t, m, "L")
+		}
+		owner := map[string]string{}
+		for _, b := range allBindings(m.keys) {
+			if !b.Enabled() {
+				continue
+			}
+			for _, k := range b.Keys() {
+				if prev, dup := owner[k]; dup {
+					t.Errorf("%s: key %q is bound to both %q and %q", mode.name, k, prev, b.Help().Desc)
+				}
+				owner[k] = b.Help().Desc
+			}
+		}
+		if !mode.replay && mode.open && owner["w"] == "" {
+			t.Errorf("%s: w is not bound", mode.name)
+		}
+	}
+}
+
+func allBindings(k KeyMap) []key.Binding {
+	return []key.Binding{k.Requeue, k.Breaker, k.RateLimit, k.External, k.Backoff, k.Faster, k.Slower,
+		k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step, k.NextPane, k.PrevPane, k.Up, k.Down,
+		k.PrevRecon, k.NextRecon, k.Follow, k.PrevEvent, k.NextEvent, k.First, k.Last, k.Play,
+		k.Help, k.Quit, k.CloseLayer, k.Lesson, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown,
+		k.PageUp, k.PageDown, k.Demo}
+}
+
+func TestLessonPaneWithoutALesson(t *testing.T) {
+	// A replay whose lab is unknown offers no lesson.
+	m := New(Options{Trace: lifecycleScript().Events(), Renderer: asciiRenderer(), Lang: "en"})
+	m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = press(m, "L")
+	if m.lessonOpen || strings.Contains(m.View(), "L lesson") {
+		t.Fatal("a lesson is offered for a trace of an unknown lab")
+	}
+	// A language that cannot be chosen: the pane says why.
+	t.Setenv(content.LangEnv, "fr")
+	m = newLessonModel(80, 24, &testClock{now: t0}, newFakeControls(), "4.4", "")
+	m, _ = press(m, "L")
+	if pane := lessonFrame(t, m.View()); !strings.Contains(pane, `no lesson: LAB_LANG: unsupported language "fr"`) {
+		t.Fatalf("pane:\n%s", pane)
+	}
+}
+
+func TestLessonMarkdownLeavesOutTheHeadingAndTheHeadlessCommand(t *testing.T) {
+	for _, lang := range content.Languages {
+		for _, lab := range content.LessonIDs() {
+			for _, s := range mustLoad(t, lab, lang).Sections {
+				md := lessonMarkdown(s)
+				if strings.Contains(md, "## "+s.Title) {
+					t.Errorf("%s %s/%s: the heading is still in the text", lang, lab, s.ID)
+				}
+				if s.Demo != nil && strings.Contains(md, "lab "+strings.Join(s.Demo.RunArgs(), " ")) {
+					t.Errorf("%s %s/%s: the `lab run` paragraph is still in the text", lang, lab, s.ID)
+				}
+				if !strings.Contains(md, firstWords(s.Body)) {
+					t.Errorf("%s %s/%s: the body is missing", lang, lab, s.ID)
+				}
+			}
+		}
+	}
+}
+
+// firstWords is the start of a section's first line of text or code.
+func firstWords(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if words := strings.Fields(line); len(words) > 0 && !strings.HasPrefix(words[0], "```") {
+			return strings.Join(words[:min(3, len(words))], " ")
+		}
+	}
+	return body
+}
+
+// TestGoldenLessonPane80x24: the smallest comfortable terminal with the
+// lesson open at a section with a demo, under the reconcile sequence.
+func TestGoldenLessonPane80x24(t *testing.T) {
+	clock := &testClock{now: t0}
+	m := newLessonModel(80, 24, clock, newFakeControls(), "4.4", "en")
+	sc := lifecycleScript()
+	m = fold(m, sc.Events())
+	clock.now = sc.Now().Add(300 * time.Millisecond)
+	m = pressSettled(t, m, "L")
+	m = pressSettled(t, m, ">")
+	m = pressSettled(t, m, ">")
+	golden.RequireEqual(t, m.View())
+}
+
+// TestGoldenLessonPaneRussian120x40: the full layout, in Russian, scrolled.
+func TestGoldenLessonPaneRussian120x40(t *testing.T) {
+	clock := &testClock{now: t0}
+	m := newLessonModel(120, 40, clock, newFakeControls(), "3.1", "ru")
+	sc := lifecycleScript()
+	m = fold(m, sc.Events())
+	clock.now = sc.Now().Add(300 * time.Millisecond)
+	m = pressSettled(t, m, "L")
+	for i := 0; i < 5; i++ {
+		m = pressSettled(t, m, ">") // result: ctrl.Result and errors
+	}
+	m, _ = press(m, "pgdown")
+	golden.RequireEqual(t, m.View())
+}

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// startup is the start-up screen: each step of bringing the lab up, with
+// its time, so a learner sees what a control plane is made of.
+type startup struct {
+	steps   []startupStep
+	began   time.Time
+	current int // index of the running step; len(steps) when none
+	failed  bool
+}
+
+type startupStep struct {
+	name    string
+	started time.Time
+	took    time.Duration
+	detail  string
+	done    bool
+	err     error
+}
+
+func newStartup(names []string, now time.Time) startup {
+	s := startup{began: now}
+	for _, n := range names {
+		s.steps = append(s.steps, startupStep{name: n})
+	}
+	if len(s.steps) > 0 {
+		s.steps[0].started = now
+	}
+	return s
+}
+
+func (s *startup) find(name string) int {
+	for i, st := range s.steps {
+		if st.name == name {
+			return i
+		}
+	}
+	s.steps = append(s.steps, startupStep{name: name})
+	return len(s.steps) - 1
+}
+
+func (s *startup) started(name string, now time.Time) {
+	s.steps[s.find(name)].started = now
+}
+
+// done marks a step finished; the next unfinished step starts its clock.
+func (s *startup) done(msg StepDoneMsg, now time.Time) {
+	i := s.find(msg.Step)
+	st := &s.steps[i]
+	st.done, st.took, st.detail, st.err = msg.Err == nil, msg.Took, msg.Detail, msg.Err
+	if msg.Err != nil {
+		s.failed = true
+		return
+	}
+	for j := range s.steps {
+		if !s.steps[j].done {
+			if s.steps[j].started.IsZero() {
+				s.steps[j].started = now
+			}
+			break
+		}
+	}
+}
+
+// fail marks the first unfinished step as failed.
+func (s *startup) fail(err error, now time.Time) {
+	for i := range s.steps {
+		if !s.steps[i].done {
+			s.done(StepDoneMsg{Step: s.steps[i].name, Took: now.Sub(s.steps[i].started), Err: err}, now)
+			return
+		}
+	}
+	s.done(StepDoneMsg{Step: "start", Err: err}, now)
+}
+
+func (m Model) viewStartup() string {
+	st, s := m.st, m.startup
+	now := m.clock()
+	var b strings.Builder
+	b.WriteString("\n  " + m.titleText() + "\n\n")
+	heading := "Starting your lab"
+	if s.failed {
+		heading = "The lab could not start"
+	}
+	b.WriteString("  " + st.Bold.Render(heading) + "\n\n")
+	nameW := 0
+	for _, step := range s.steps {
+		nameW = max(nameW, len(step.name))
+	}
+	runningShown := false
+	for _, step := range s.steps {
+		var mark, timing string
+		switch {
+		case step.err != nil:
+			mark, timing = st.Bad.Render("✗"), st.Bad.Render("failed")
+		case step.done:
+			mark, timing = st.OK.Render("✓"), formatDuration(step.took)
+		case !runningShown && !s.failed:
+			runningShown = true
+			mark = m.spinner.View()
+			if !step.started.IsZero() {
+				timing = st.Faint.Render(formatDuration(now.Sub(step.started)) + "…")
+			}
+		default:
+			mark = st.Faint.Render("·")
+		}
+		name := fmt.Sprintf("%-*s", nameW, step.name)
+		if !step.done && step.err == nil {
+			name = st.Faint.Render(name)
+		}
+		line := fmt.Sprintf("  %s %s  %8s", mark, name, timing)
+		if step.detail != "" {
+			line += "  " + st.Faint.Render(step.detail)
+		}
+		b.WriteString(clip(line, m.width) + "\n")
+		if step.err != nil {
+			for _, l := range strings.Split(step.err.Error(), "\n") {
+				b.WriteString(clip("      "+st.Bad.Render(l), m.width) + "\n")
+			}
+		}
+	}
+	b.WriteString("\n  " + st.Faint.Render(fmt.Sprintf("elapsed %s · q quits", formatDuration(now.Sub(s.began)))) + "\n")
+	return b.String()
+}

@@ -1,0 +1,238 @@
+package basics_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator-lab/lab/labs/checkkit"
+	"github.com/operator-lab/lab/labs/checkkit/cluster"
+	"github.com/operator-lab/lab/operator/observe"
+
+	learnv1alpha1 "example.com/lab31/api/v1alpha1"
+	"example.com/lab31/basics"
+)
+
+func newScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = learnv1alpha1.AddToScheme(scheme)
+	return scheme
+}
+
+func newGreeting(ns string) *learnv1alpha1.Greeting {
+	return &learnv1alpha1.Greeting{
+		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(checkkit.Pick("hello", "welcome", "hi")), Namespace: ns},
+		Spec:       learnv1alpha1.GreetingSpec{Message: checkkit.Name(checkkit.Pick("hi", "bonjour", "hola"))},
+	}
+}
+
+// startController runs the learner's reconciler as a controller for
+// Greetings and the ConfigMaps they own, observed.
+func startController(t *testing.T, obs *cluster.Observer) (client.Client, string) {
+	cfg := cluster.Config(t)
+	scheme := newScheme()
+	c := cluster.Client(t, cfg, scheme)
+	ns := cluster.Namespace(t, c)
+	cluster.StartManager(t, cfg, scheme, ns, func(mgr ctrl.Manager) error {
+		r := &basics.Reconciler{Client: observe.Client(obs.Bus, mgr.GetClient())}
+		return ctrl.NewControllerManagedBy(mgr).
+			Named("greeting").
+			For(&learnv1alpha1.Greeting{}).
+			Owns(&corev1.ConfigMap{}).
+			WithOptions(obs.QueueOptions()).
+			Complete(observe.Reconciler(obs.Bus, "greeting", nil, r))
+	})
+	return c, ns
+}
+
+func waitForConfigMap(t *testing.T, c client.Reader, key types.NamespacedName, message string) *corev1.ConfigMap {
+	t.Helper()
+	var cm corev1.ConfigMap
+	checkkit.Eventually(t, fmt.Sprintf("ConfigMap %s with message %q", key, message), func() error {
+		if err := c.Get(context.Background(), key, &cm); err != nil {
+			return fmt.Errorf("no ConfigMap (%v)", err)
+		}
+		if cm.Data["message"] != message {
+			return fmt.Errorf("message %q", cm.Data["message"])
+		}
+		return nil
+	})
+	return &cm
+}
+
+func TestConfigMapInSync(t *testing.T) {
+	ctx := context.Background()
+	obs := cluster.Observe(t)
+	c, ns := startController(t, obs)
+	greeting := newGreeting(ns)
+	if err := c.Create(ctx, greeting); err != nil {
+		t.Fatalf("create Greeting: %v", err)
+	}
+	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(greeting)}
+
+	t.Run("created with the message", func(t *testing.T) {
+		waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+	})
+
+	t.Run("owned by its Greeting", func(t *testing.T) {
+		cm := waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+		owner := metav1.GetControllerOf(cm)
+		switch {
+		case owner == nil:
+			checkkit.Expect(t, "the ConfigMap to have the Greeting as controller owner (SetControllerReference)", "no controller owner reference")
+		case owner.UID != greeting.UID || owner.Kind != "Greeting":
+			checkkit.Expect(t, "the controller owner to be Greeting %s", fmt.Sprintf("%s %s", owner.Kind, owner.Name), greeting.Name)
+		}
+	})
+
+	t.Run("updated when the message changes", func(t *testing.T) {
+		var latest learnv1alpha1.Greeting
+		if err := c.Get(ctx, client.ObjectKeyFromObject(greeting), &latest); err != nil {
+			t.Fatalf("get Greeting: %v", err)
+		}
+		latest.Spec.Message = checkkit.Name("changed")
+		if err := c.Update(ctx, &latest); err != nil {
+			t.Fatalf("update Greeting: %v", err)
+		}
+		waitForConfigMap(t, c, cmKey, latest.Spec.Message)
+		greeting = &latest
+	})
+
+	t.Run("repaired when someone edits it", func(t *testing.T) {
+		cm := waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+		cm.Data["message"] = "tampered"
+		if err := c.Update(ctx, cm); err != nil {
+			t.Fatalf("edit ConfigMap: %v", err)
+		}
+		waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+	})
+}
+
+func TestDeletedGreeting(t *testing.T) {
+	ctx := context.Background()
+	obs := cluster.Observe(t)
+	c, ns := startController(t, obs)
+	greeting := newGreeting(ns)
+	key := ns + "/" + greeting.Name
+
+	t.Run("a Greeting that never existed", func(t *testing.T) {
+		r := &basics.Reconciler{Client: c}
+		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: checkkit.Name("gone")}})
+		if err != nil || !res.IsZero() {
+			checkkit.Expect(t, "Reconcile of a missing Greeting to return ctrl.Result{} and no error",
+				fmt.Sprintf("%+v and error %v", res, err))
+		}
+	})
+
+	t.Run("deleting a Greeting causes no error retries", func(t *testing.T) {
+		if err := c.Create(ctx, greeting); err != nil {
+			t.Fatalf("create Greeting: %v", err)
+		}
+		obs.WaitFor(t, "a first reconcile of "+key, func(events []observe.Event) bool {
+			return len(cluster.OfKind(cluster.ForKey(events, key), observe.KindQueueDone)) > 0
+		}, func(events []observe.Event) string { return cluster.Describe(cluster.ForKey(events, key)) })
+		before := len(obs.Events())
+		if err := c.Delete(ctx, greeting); err != nil {
+			t.Fatalf("delete Greeting: %v", err)
+		}
+		after := func(events []observe.Event) []observe.Event { return cluster.ForKey(events[before:], key) }
+		events := obs.WaitFor(t, "a reconcile after the deletion", func(events []observe.Event) bool {
+			return len(cluster.OfKind(after(events), observe.KindQueueDone)) > 0
+		}, func(events []observe.Event) string { return cluster.Describe(after(events)) })
+		for _, e := range after(events) {
+			if e.Kind == observe.KindQueueAddRateLimited || (e.Kind == observe.KindReconcileEnd && e.Result == observe.ResultError) {
+				checkkit.Expect(t, "the deleted Greeting to be done with (client.IgnoreNotFound)",
+					cluster.Describe(cluster.OfKind(after(events), observe.KindReconcileEnd, observe.KindQueueAddRateLimited)))
+			}
+		}
+	})
+}
+
+func TestReconcileIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	obs := cluster.Observe(t)
+	cfg := cluster.Config(t)
+	scheme := newScheme()
+	// No controller here: the check calls Reconcile itself, through the
+	// manager's cached client, as a controller would.
+	c := cluster.Client(t, cfg, scheme)
+	ns := cluster.Namespace(t, c)
+	mgr := cluster.StartManager(t, cfg, scheme, ns, func(ctrl.Manager) error { return nil })
+	greeting := newGreeting(ns)
+	if err := c.Create(ctx, greeting); err != nil {
+		t.Fatalf("create Greeting: %v", err)
+	}
+	r := &basics.Reconciler{Client: observe.Client(obs.Bus, mgr.GetClient())}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(greeting)}
+	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(greeting)}
+
+	reconcile := func(t *testing.T, i, n int, message string) {
+		t.Helper()
+		var err error
+		checkkit.Eventually(t, "the Greeting in the cache", func() error {
+			var g learnv1alpha1.Greeting
+			if err := mgr.GetClient().Get(ctx, req.NamespacedName, &g); err != nil {
+				return err
+			}
+			if g.Spec.Message != message {
+				return fmt.Errorf("message %q", g.Spec.Message)
+			}
+			return nil
+		})
+		if _, err = r.Reconcile(ctx, req); err != nil {
+			checkkit.Expect(t, "reconcile %d of %d to succeed", fmt.Sprintf("error %q", err), i, n)
+		}
+		// Let the cache catch up, as it would between two real reconciles.
+		waitForConfigMap(t, mgr.GetClient(), cmKey, message)
+	}
+	writes := func(verbs ...string) []observe.Event {
+		var out []observe.Event
+		for _, e := range cluster.OfKind(obs.Events(), observe.KindClient) {
+			for _, v := range verbs {
+				if e.Verb == v && e.Object == "ConfigMap" {
+					out = append(out, e)
+				}
+			}
+		}
+		return out
+	}
+
+	n := checkkit.Between(4, 7)
+	t.Run(fmt.Sprintf("%d reconciles create one ConfigMap", n), func(t *testing.T) {
+		for i := 1; i <= n; i++ {
+			reconcile(t, i, n, greeting.Spec.Message)
+		}
+		if creates := writes("create"); len(creates) != 1 {
+			checkkit.Expect(t, "1 create of the ConfigMap after %d reconciles", fmt.Sprintf("%d", len(creates)), n)
+		}
+		if updates := writes("update", "patch"); len(updates) != 0 {
+			checkkit.Expect(t, "no updates while nothing changed", fmt.Sprintf("%d: %s", len(updates), cluster.Describe(updates)))
+		}
+	})
+
+	t.Run("a changed message updates it once", func(t *testing.T) {
+		var latest learnv1alpha1.Greeting
+		if err := c.Get(ctx, req.NamespacedName, &latest); err != nil {
+			t.Fatalf("get Greeting: %v", err)
+		}
+		latest.Spec.Message = checkkit.Name("changed")
+		if err := c.Update(ctx, &latest); err != nil {
+			t.Fatalf("update Greeting: %v", err)
+		}
+		before := len(writes("update", "patch"))
+		reconcile(t, 1, 2, latest.Spec.Message)
+		reconcile(t, 2, 2, latest.Spec.Message)
+		if got := len(writes("update", "patch")) - before; got != 1 {
+			checkkit.Expect(t, "1 update of the ConfigMap for one change of message", fmt.Sprintf("%d", got))
+		}
+	})
+}

@@ -1,0 +1,21 @@
+// Package v1alpha1 holds the Greeting API that lab 3.1's exercises reconcile.
+//
+// +kubebuilder:object:generate=true
+// +groupName=learn.operator-lab.dev
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the API group and version of Greeting.
+	GroupVersion = schema.GroupVersion{Group: "learn.operator-lab.dev", Version: "v1alpha1"}
+
+	// SchemeBuilder registers the types of this package with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds the types of this package to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

@@ -1,0 +1,70 @@
+// Package backoff is exercise 4: exponential backoff that cannot overflow,
+// with the attempt count kept where a watch event cannot reset it.
+package backoff
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	learnv1alpha1 "example.com/lab44/api/v1alpha1"
+	"example.com/lab44/external"
+)
+
+// Policy is exponential backoff: Base·2ⁿ for attempt n (from 0), capped at Max.
+type Policy struct {
+	Base time.Duration
+	Max  time.Duration
+}
+
+// Delay returns the wait before retrying after attempt n failed.
+func (p Policy) Delay(n int) time.Duration {
+	// TODO(lab): for large n this overflows (time.Duration is an int64 of
+	// nanoseconds) and the "capped" delay comes out negative or zero.
+	d := p.Base * time.Duration(math.Pow(2, float64(n)))
+	if d > p.Max {
+		return p.Max
+	}
+	return d
+}
+
+// attempts counts failures per Database.
+//
+// TODO(lab): a count kept here is lost on restart, and this draft resets it
+// whenever a reconcile starts — which every watch event causes. Keep it in
+// the status (status.attempts) instead.
+var attempts = map[string]int{}
+
+// Reconciler provisions a Database, backing off between failed attempts.
+type Reconciler struct {
+	Client client.Client
+	System external.System
+	Policy Policy
+}
+
+// Reconcile tries to provision; a failure waits Policy.Delay(attempts).
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var db learnv1alpha1.Database
+	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if db.Status.Endpoint != "" {
+		return ctrl.Result{}, nil
+	}
+	attempts[db.Name] = 0
+	endpoint, err := r.System.Provision(ctx, db.Name)
+	if err != nil {
+		delay := r.Policy.Delay(attempts[db.Name])
+		attempts[db.Name]++
+		return ctrl.Result{RequeueAfter: delay}, nil
+	}
+	db.Status.Endpoint = endpoint
+	if err := r.Client.Status().Update(ctx, &db); err != nil {
+		return ctrl.Result{}, fmt.Errorf("record endpoint: %w", err)
+	}
+	return ctrl.Result{}, nil
+}

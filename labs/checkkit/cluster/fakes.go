@@ -1,0 +1,153 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// outageError is what FakeSystem returns while it is down; it wraps the
+// sentinel the lab gives learners (external.ErrUnavailable).
+type outageError struct{ sentinel error }
+
+func (e outageError) Error() string { return "external system unavailable (simulated outage)" }
+func (e outageError) Unwrap() error { return e.sentinel }
+
+// FakeSystem is a simulated external database service with the method set
+// of lab 4.4's external.System. Checks make it fail on purpose: a step of
+// one database a number of times, or everything during an outage.
+type FakeSystem struct {
+	mu sync.Mutex
+	// Unavailable is the error an outage wraps (external.ErrUnavailable).
+	Unavailable error
+	down        bool
+	failures    map[string]int // "name/step" → failures left
+	calls       []Call
+	instances   map[string]int // name → Provision calls
+}
+
+// Call is one call the fake received.
+type Call struct {
+	Step, Name string
+	Err        error
+	At         time.Time
+}
+
+// NewFakeSystem returns a healthy fake whose outages wrap unavailable.
+func NewFakeSystem(unavailable error) *FakeSystem {
+	return &FakeSystem{Unavailable: unavailable, failures: map[string]int{}, instances: map[string]int{}}
+}
+
+// SetDown starts or ends an outage: every call fails while it lasts.
+func (f *FakeSystem) SetDown(down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = down
+}
+
+// FailStep makes step ("provision", "configure", "deploy", "verify") of the
+// database name fail the next times calls.
+func (f *FakeSystem) FailStep(name, step string, times int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures[name+"/"+step] = times
+}
+
+// Calls returns the calls made so far, in order.
+func (f *FakeSystem) Calls() []Call {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Call(nil), f.calls...)
+}
+
+// CallsFor returns the calls made for one database.
+func (f *FakeSystem) CallsFor(name string) []Call {
+	var out []Call
+	for _, c := range f.Calls() {
+		if c.Name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *FakeSystem) call(step, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var err error
+	switch {
+	case f.down:
+		err = outageError{f.Unavailable}
+	case f.failures[name+"/"+step] > 0:
+		f.failures[name+"/"+step]--
+		err = fmt.Errorf("%s %s: simulated failure", step, name)
+	}
+	f.calls = append(f.calls, Call{Step: step, Name: name, Err: err, At: time.Now()})
+	return err
+}
+
+// Healthy fails during an outage.
+func (f *FakeSystem) Healthy(context.Context) error { return f.call("health", "") }
+
+// Provision creates the instance and returns its endpoint.
+func (f *FakeSystem) Provision(_ context.Context, name string) (string, error) {
+	if err := f.call("provision", name); err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.instances[name]++
+	return name + ".db.example:5432", nil
+}
+
+// Configure is the configure step.
+func (f *FakeSystem) Configure(_ context.Context, name string) error {
+	return f.call("configure", name)
+}
+
+// Deploy is the deploy step.
+func (f *FakeSystem) Deploy(_ context.Context, name string) error { return f.call("deploy", name) }
+
+// Verify is the verify step.
+func (f *FakeSystem) Verify(_ context.Context, name string) error { return f.call("verify", name) }
+
+// StatusWrites wraps c so that every successful status write (update or
+// patch of the status subresource) is passed to record with the object as
+// written.
+func StatusWrites(c client.Client, record func(client.Object)) client.Client {
+	return interceptor.NewClient(withWatch(c), interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			err := c.SubResource(sub).Update(ctx, obj, opts...)
+			if err == nil && sub == "status" {
+				record(obj.DeepCopyObject().(client.Object))
+			}
+			return err
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			if err == nil && sub == "status" {
+				record(obj.DeepCopyObject().(client.Object))
+			}
+			return err
+		},
+	})
+}
+
+// withWatch lets interceptor wrap a client that cannot watch.
+func withWatch(c client.Client) client.WithWatch {
+	if w, ok := c.(client.WithWatch); ok {
+		return w
+	}
+	return noWatch{c}
+}
+
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, fmt.Errorf("watch is not supported by this client")
+}

@@ -1,0 +1,180 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Module is a workspace's go.mod and go.sum.
+type Module struct {
+	GoMod []byte
+	GoSum []byte
+}
+
+// Pinned returns a go.mod for modulePath that requires exactly the module
+// versions this lab binary was built with, and a go.sum for them.
+//
+// The versions come from the binary's own build information, so they can
+// never drift from what lab runs. go.sum takes each module's hash from the
+// build information and its go.mod hash from the local module cache (where
+// `go install`/`go build` of lab put them, verified); modules whose go.mod is
+// not cached are left for the go command to add.
+func Pinned(modulePath string) (*Module, error) {
+	deps, err := buildDeps()
+	if err != nil {
+		return nil, err
+	}
+	return pinnedFrom(modulePath, goDirective(), deps, moduleCache())
+}
+
+// labModule is lab's own module path.
+const labModule = "github.com/operator-lab/lab"
+
+// buildDeps returns the modules lab is built with: from the binary's build
+// information, or, in a test binary (which carries none), from the go
+// command run inside lab's source tree — the modules whose code lab's go.sum
+// holds, which are the ones lab's packages and tests build with.
+func buildDeps() ([]*debug.Module, error) {
+	if info, ok := debug.ReadBuildInfo(); ok && len(info.Deps) > 0 {
+		return info.Deps, nil
+	}
+	out, err := exec.Command("go", "list", "-m", "-json", "all").Output()
+	if err != nil {
+		return nil, errors.New("this lab binary has no module build information; build it with module support (go build/go install)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	var deps []*debug.Module
+	for dec.More() {
+		var m struct {
+			Path, Version, Sum string
+			Main               bool
+		}
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("read lab's module list: %w", err)
+		}
+		switch {
+		case m.Main && m.Path != labModule:
+			return nil, fmt.Errorf("no module build information, and the current folder is in module %s, not lab's", m.Path)
+		case !m.Main && m.Sum != "":
+			deps = append(deps, &debug.Module{Path: m.Path, Version: m.Version, Sum: m.Sum})
+		}
+	}
+	return deps, nil
+}
+
+func pinnedFrom(modulePath, goVersion string, deps []*debug.Module, modCache string) (*Module, error) {
+	if len(deps) == 0 {
+		return nil, errors.New("lab's build information lists no modules to pin the workspace to")
+	}
+	type pin struct{ path, version, sum string }
+	var pins []pin
+	for _, d := range deps {
+		m := d
+		if d.Replace != nil {
+			if d.Replace.Version == "" {
+				// A directory replacement exists only on the machine that built lab.
+				return nil, fmt.Errorf("lab was built with %s replaced by the folder %s; a workspace cannot use that", d.Path, d.Replace.Path)
+			}
+			m = d.Replace
+		}
+		pins = append(pins, pin{m.Path, m.Version, m.Sum})
+	}
+	sort.Slice(pins, func(i, j int) bool { return pins[i].path < pins[j].path })
+
+	var mod bytes.Buffer
+	fmt.Fprintf(&mod, "module %s\n\ngo %s\n\n", modulePath, goVersion)
+	mod.WriteString("// These are exactly the module versions lab is built with, so the\n// workspace builds from the local module cache. Keep them when adding code.\nrequire (\n")
+	for _, p := range pins {
+		fmt.Fprintf(&mod, "\t%s %s\n", p.path, p.version)
+	}
+	mod.WriteString(")\n")
+
+	var sum bytes.Buffer
+	for _, p := range pins {
+		if p.sum != "" {
+			fmt.Fprintf(&sum, "%s %s %s\n", p.path, p.version, p.sum)
+		}
+		if h, err := goModHash(modCache, p.path, p.version); err == nil {
+			fmt.Fprintf(&sum, "%s %s/go.mod %s\n", p.path, p.version, h)
+		}
+	}
+	return &Module{GoMod: mod.Bytes(), GoSum: sum.Bytes()}, nil
+}
+
+// goDirective is the go line for the workspace: the language version of the
+// toolchain lab was built with.
+func goDirective() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	minor := strings.TrimRightFunc(parts[1], func(r rune) bool { return !unicode.IsDigit(r) })
+	return parts[0] + "." + minor + ".0"
+}
+
+// moduleCache is GOMODCACHE as the go command sees it ("" if unknown).
+func moduleCache() string {
+	if dir := os.Getenv("GOMODCACHE"); dir != "" {
+		return dir
+	}
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// goModHash computes the go.sum hash of a module's go.mod file from the
+// module cache: the "h1:" dirhash of a tree holding just that file.
+func goModHash(modCache, path, version string) (string, error) {
+	if modCache == "" {
+		return "", errors.New("no module cache")
+	}
+	escPath, err := escapeModulePath(path)
+	if err != nil {
+		return "", err
+	}
+	escVersion, err := escapeModulePath(version)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(modCache, "cache", "download", escPath, "@v", escVersion+".mod"))
+	if err != nil {
+		return "", fmt.Errorf("go.mod of %s@%s: %w", path, version, err)
+	}
+	fileSum := sha256.Sum256(b)
+	summary := fmt.Sprintf("%x  go.mod\n", fileSum)
+	total := sha256.Sum256([]byte(summary))
+	return "h1:" + base64.StdEncoding.EncodeToString(total[:]), nil
+}
+
+// escapeModulePath applies the module cache's case encoding: each upper-case
+// letter becomes '!' and its lower-case form.
+func escapeModulePath(s string) (string, error) {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '!' || r >= unicode.MaxASCII:
+			return "", fmt.Errorf("cannot escape module path %q", s)
+		case unicode.IsUpper(r):
+			b.WriteByte('!')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,218 @@
+// Package workspace creates and maintains a learner's lab workspace: a
+// standalone Go module with the starter files of one lab, pinned to exactly
+// the module versions lab itself is built with (so it builds from the local
+// module cache, offline), and a small progress file under .lab/.
+//
+// Nothing here ever overwrites a learner's file without keeping a backup.
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/operator-lab/lab/labs"
+)
+
+// StateDir is the workspace folder lab keeps its own files in.
+const StateDir = ".lab"
+
+// DefaultDir is the workspace folder `lab init LAB` creates in the current directory.
+func DefaultDir(labID string) string { return "lab-" + labID }
+
+// Created reports what Create wrote and what it left alone.
+type Created struct {
+	Dir     string
+	Written []string
+	// Kept are files that already existed and were not touched.
+	Kept []string
+}
+
+// Create makes the workspace for lab in dir: go.mod and go.sum, the common
+// and starter files, the CRD manifests under config/crd, a README with the
+// exercises in lang, and the progress file. Existing files are never
+// overwritten; a second Create only fills in what is missing.
+func Create(lab *labs.Lab, dir, lang string) (*Created, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace folder %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create workspace folder: %w", err)
+	}
+	if other, err := Detect(abs); err == nil && other != lab.ID {
+		return nil, fmt.Errorf("%s is already a workspace of lab %s; choose another folder with --dir", dir, other)
+	}
+
+	files, err := initialFiles(lab, lang)
+	if err != nil {
+		return nil, err
+	}
+	out := &Created{Dir: abs}
+	for _, f := range files {
+		target := filepath.Join(abs, filepath.FromSlash(f.path))
+		if _, err := os.Lstat(target); err == nil {
+			out.Kept = append(out.Kept, f.path)
+			continue
+		}
+		content, err := f.content()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(target, content, 0o644); err != nil {
+			return nil, err
+		}
+		out.Written = append(out.Written, f.path)
+	}
+	if _, err := os.Stat(ProgressPath(abs)); errors.Is(err, fs.ErrNotExist) {
+		if err := SaveProgress(abs, NewProgress(lab.ID)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+type initialFile struct {
+	path    string
+	content func() ([]byte, error)
+}
+
+// initialFiles lists every file a fresh workspace holds, in writing order.
+func initialFiles(lab *labs.Lab, lang string) ([]initialFile, error) {
+	mod, err := Pinned(lab.Module)
+	if err != nil {
+		return nil, err
+	}
+	files := []initialFile{
+		{"go.mod", func() ([]byte, error) { return mod.GoMod, nil }},
+		{"go.sum", func() ([]byte, error) { return mod.GoSum, nil }},
+		{"README.md", func() ([]byte, error) { return []byte(Readme(lab, lang)), nil }},
+		{".gitignore", func() ([]byte, error) { return []byte(StateDir + "/\n"), nil }},
+	}
+	for _, f := range lab.Common {
+		files = append(files, initialFile{f, func() ([]byte, error) { return lab.CommonFile(f) }})
+	}
+	manifests, err := lab.CRDManifests()
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range lab.CRDs {
+		b := manifests[i]
+		files = append(files, initialFile{path.Join("config/crd", path.Base(name)), func() ([]byte, error) { return b, nil }})
+	}
+	for _, e := range lab.Exercises {
+		for _, f := range e.Files {
+			files = append(files, initialFile{f, func() ([]byte, error) { return e.Starter(f) }})
+		}
+	}
+	return files, nil
+}
+
+// Readme is the workspace's README: every exercise's instructions in lang.
+func Readme(lab *labs.Lab, lang string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# lab %s — %s\n\n", lab.ID, lab.Title.In(lang))
+	if lang == "ru" {
+		fmt.Fprintf(&b, "Проверка: `lab check`. Подсказка: `lab hint`. Прогресс: `lab list`.\n\n")
+	} else {
+		fmt.Fprintf(&b, "Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.\n\n")
+	}
+	for _, e := range lab.Exercises {
+		b.WriteString(strings.TrimSpace(e.Instructions(lang)))
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// Detect returns the id of the lab whose workspace dir is: from the progress
+// file, or, if that is unreadable, from the module path in go.mod.
+func Detect(dir string) (string, error) {
+	if p, err := LoadProgress(dir); err == nil {
+		return p.Lab, nil
+	}
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("%s is not a lab workspace (no %s and no go.mod)", dir, ProgressPath(dir))
+	}
+	all, err := labs.All()
+	if err != nil {
+		return "", err
+	}
+	for _, lab := range all {
+		if modulePath(mod) == lab.Module {
+			return lab.ID, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not a lab workspace (its go.mod is not a lab's module)", dir)
+}
+
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// BackupDir returns a fresh folder under .lab/backups for one operation.
+func BackupDir(dir, operation string) string {
+	return filepath.Join(dir, StateDir, "backups", time.Now().Format("20060102-150405.000")+"-"+operation)
+}
+
+// Replace writes content to the workspace file rel, first copying the
+// current file (if any, and if different) into backupDir. It returns the
+// backup's path, or "" when nothing needed backing up.
+func Replace(dir, rel string, content []byte, backupDir string) (string, error) {
+	target := filepath.Join(dir, filepath.FromSlash(rel))
+	old, err := os.ReadFile(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", writeFileAtomic(target, content, 0o644)
+	case err != nil:
+		return "", fmt.Errorf("read %s: %w", rel, err)
+	case bytes.Equal(old, content):
+		return "", nil
+	}
+	backup := filepath.Join(backupDir, filepath.FromSlash(rel))
+	if err := writeFileAtomic(backup, old, 0o644); err != nil {
+		return "", fmt.Errorf("back up %s: %w", rel, err)
+	}
+	if err := writeFileAtomic(target, content, 0o644); err != nil {
+		return "", err
+	}
+	return backup, nil
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so an
+// interrupted write never leaves half a file.
+func writeFileAtomic(name string, content []byte, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("create folder for %s: %w", name, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// State is the breaker's state.
+type State string
+
+const (
+	Closed   State = "closed"
+	Open     State = "open"
+	HalfOpen State = "half-open"
+)
+
+// ErrOpen is returned, without calling the function, while the breaker is
+// open or while another caller's half-open probe is in flight.
+var ErrOpen = errors.New("circuit breaker open")
+
+// Transition describes a state change, for observers.
+type Transition struct {
+	From, To State
+	// Failures is the consecutive failure count at the time of the change.
+	Failures int
+}
+
+// Options configure a Breaker.
+type Options struct {
+	// Threshold is the number of consecutive failures that opens the breaker (default 5).
+	Threshold int
+	// OpenTimeout returns how long the breaker stays open before it lets a
+	// probe through; read on every check so it can follow a changing
+	// timescale (default: one minute).
+	OpenTimeout func() time.Duration
+	// Now is the clock (default time.Now); tests inject a fake one.
+	Now func() time.Time
+	// OnTransition, if set, is called on every state change with the context
+	// of the call that caused it. It runs under the breaker's lock, so
+	// transitions are reported in order; it must be quick and must not call
+	// the breaker.
+	OnTransition func(ctx context.Context, t Transition)
+	// IsFailure decides which errors count against the breaker (default: every
+	// non-nil error). A caller's own cancellation, say, should not open it.
+	IsFailure func(error) bool
+}
+
+// Breaker is a concurrency-safe circuit breaker. The zero value is not
+// usable; call New.
+type Breaker struct {
+	opts Options
+
+	mu       sync.Mutex
+	state    State
+	failures int
+	openedAt time.Time
+	probing  bool
+}
+
+// New returns a closed breaker.
+func New(opts Options) *Breaker {
+	if opts.Threshold <= 0 {
+		opts.Threshold = 5
+	}
+	if opts.OpenTimeout == nil {
+		opts.OpenTimeout = func() time.Duration { return time.Minute }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.IsFailure == nil {
+		opts.IsFailure = func(err error) bool { return err != nil }
+	}
+	return &Breaker{opts: opts, state: Closed}
+}
+
+// State returns the current state and consecutive failure count. An open
+// breaker whose timeout has passed still reports Open until a caller arrives
+// to probe.
+func (b *Breaker) State() (State, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state, b.failures
+}
+
+// Call runs fn if the breaker allows it and records the outcome. It returns
+// ErrOpen without running fn when the breaker refuses the call.
+func (b *Breaker) Call(ctx context.Context, fn func(context.Context) error) error {
+	probe, err := b.allow(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(ctx)
+	b.record(ctx, probe, err)
+	return err
+}
+
+// allow decides whether a call may go ahead; probe reports that this call is
+// the single half-open probe.
+func (b *Breaker) allow(ctx context.Context) (probe bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case Open:
+		if b.opts.Now().Sub(b.openedAt) < b.opts.OpenTimeout() {
+			return false, ErrOpen
+		}
+		b.setLocked(ctx, HalfOpen)
+		b.probing = true
+		return true, nil
+	case HalfOpen:
+		if b.probing {
+			return false, ErrOpen
+		}
+		b.probing = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// record applies a call's outcome.
+func (b *Breaker) record(ctx context.Context, probe bool, callErr error) {
+	failed := b.opts.IsFailure(callErr)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case probe && callErr != nil && !failed:
+		// The probe was abandoned (cancelled, say): it proved nothing, so
+		// stay half-open and let the next caller probe.
+		b.probing = false
+	case probe:
+		b.probing = false
+		if failed {
+			b.failures++
+			b.openedAt = b.opts.Now()
+			b.setLocked(ctx, Open)
+		} else {
+			b.failures = 0
+			b.setLocked(ctx, Closed)
+		}
+	case b.state != Closed:
+		// A call that started before the breaker opened: its outcome says
+		// nothing about whether the system has recovered, so it cannot
+		// close the breaker; a failure is simply counted.
+		if failed {
+			b.failures++
+		}
+	case failed:
+		b.failures++
+		if b.failures >= b.opts.Threshold {
+			b.openedAt = b.opts.Now()
+			b.setLocked(ctx, Open)
+		}
+	case callErr == nil:
+		b.failures = 0
+	}
+}
+
+func (b *Breaker) setLocked(ctx context.Context, to State) {
+	if b.state == to {
+		return
+	}
+	t := Transition{From: b.state, To: to, Failures: b.failures}
+	b.state = to
+	if b.opts.OnTransition != nil {
+		b.opts.OnTransition(ctx, t)
+	}
+}

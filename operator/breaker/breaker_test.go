@@ -1,0 +1,211 @@
+package breaker_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/operator-lab/lab/operator/breaker"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+var errDown = errors.New("down")
+
+func fail(context.Context) error    { return errDown }
+func succeed(context.Context) error { return nil }
+
+func newBreaker(clock *fakeClock, transitions *[]breaker.Transition) *breaker.Breaker {
+	var mu sync.Mutex
+	return breaker.New(breaker.Options{
+		Threshold:   3,
+		OpenTimeout: func() time.Duration { return 30 * time.Second },
+		Now:         clock.Now,
+		OnTransition: func(_ context.Context, t breaker.Transition) {
+			mu.Lock()
+			defer mu.Unlock()
+			*transitions = append(*transitions, t)
+		},
+	})
+}
+
+func TestOpensAtThresholdHalfOpensAfterTimeoutAndClosesOnSuccess(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	var transitions []breaker.Transition
+	b := newBreaker(clock, &transitions)
+
+	for i := 1; i <= 2; i++ {
+		if err := b.Call(ctx, fail); !errors.Is(err, errDown) {
+			t.Fatalf("failure %d: err = %v", i, err)
+		}
+	}
+	if st, n := b.State(); st != breaker.Closed || n != 2 {
+		t.Fatalf("after 2 failures: %s/%d, want closed/2", st, n)
+	}
+	_ = b.Call(ctx, fail) // third failure reaches the threshold
+	if st, _ := b.State(); st != breaker.Open {
+		t.Fatalf("after 3 failures: %s, want open", st)
+	}
+
+	called := false
+	err := b.Call(ctx, func(context.Context) error { called = true; return nil })
+	if !errors.Is(err, breaker.ErrOpen) || called {
+		t.Fatalf("open breaker: err = %v, called = %v; want ErrOpen without a call", err, called)
+	}
+
+	clock.Advance(29 * time.Second)
+	if err := b.Call(ctx, succeed); !errors.Is(err, breaker.ErrOpen) {
+		t.Fatalf("before the timeout: err = %v, want ErrOpen", err)
+	}
+	clock.Advance(time.Second)
+	if err := b.Call(ctx, succeed); err != nil {
+		t.Fatalf("probe after the timeout: err = %v", err)
+	}
+	if st, n := b.State(); st != breaker.Closed || n != 0 {
+		t.Fatalf("after a successful probe: %s/%d, want closed/0", st, n)
+	}
+
+	want := []breaker.Transition{
+		{From: breaker.Closed, To: breaker.Open, Failures: 3},
+		{From: breaker.Open, To: breaker.HalfOpen, Failures: 3},
+		{From: breaker.HalfOpen, To: breaker.Closed, Failures: 0},
+	}
+	if len(transitions) != len(want) {
+		t.Fatalf("transitions = %+v, want %+v", transitions, want)
+	}
+	for i := range want {
+		if transitions[i] != want[i] {
+			t.Errorf("transition %d = %+v, want %+v", i, transitions[i], want[i])
+		}
+	}
+}
+
+func TestFailedProbeReopensForAnotherTimeout(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	var transitions []breaker.Transition
+	b := newBreaker(clock, &transitions)
+	for range 3 {
+		_ = b.Call(ctx, fail)
+	}
+	clock.Advance(30 * time.Second)
+	if err := b.Call(ctx, fail); !errors.Is(err, errDown) {
+		t.Fatalf("probe: err = %v, want the probe's own error", err)
+	}
+	if st, _ := b.State(); st != breaker.Open {
+		t.Fatalf("after a failed probe: %s, want open", st)
+	}
+	clock.Advance(29 * time.Second)
+	if err := b.Call(ctx, succeed); !errors.Is(err, breaker.ErrOpen) {
+		t.Fatalf("the timeout restarts at the failed probe: err = %v", err)
+	}
+	last := transitions[len(transitions)-1]
+	if last.From != breaker.HalfOpen || last.To != breaker.Open || last.Failures != 4 {
+		t.Errorf("last transition = %+v", last)
+	}
+}
+
+func TestExactlyOneHalfOpenProbeAtATime(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	var transitions []breaker.Transition
+	b := newBreaker(clock, &transitions)
+	for range 3 {
+		_ = b.Call(ctx, fail)
+	}
+	clock.Advance(time.Minute)
+
+	release := make(chan struct{})
+	probeStarted := make(chan struct{})
+	var probes atomic.Int32
+	probeDone := make(chan error)
+	go func() {
+		probeDone <- b.Call(ctx, func(context.Context) error {
+			probes.Add(1)
+			close(probeStarted)
+			<-release
+			return nil
+		})
+	}()
+	<-probeStarted
+
+	// While the probe is in flight, every other caller is refused.
+	var wg sync.WaitGroup
+	var refused atomic.Int32
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := b.Call(ctx, func(context.Context) error { probes.Add(1); return nil })
+			if errors.Is(err, breaker.ErrOpen) {
+				refused.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(release)
+	if err := <-probeDone; err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	if probes.Load() != 1 || refused.Load() != 16 {
+		t.Fatalf("calls made = %d, refused = %d; want 1 and 16", probes.Load(), refused.Load())
+	}
+	if err := b.Call(ctx, succeed); err != nil {
+		t.Fatalf("after the probe closed the breaker: %v", err)
+	}
+}
+
+func TestAbandonedProbeLeavesTheBreakerHalfOpen(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	b := breaker.New(breaker.Options{
+		Threshold: 1, Now: clock.Now,
+		IsFailure: func(err error) bool { return err != nil && !errors.Is(err, context.Canceled) },
+	})
+	_ = b.Call(ctx, fail)
+	clock.Advance(time.Minute)
+	_ = b.Call(ctx, func(context.Context) error { return context.Canceled })
+	if st, _ := b.State(); st != breaker.HalfOpen {
+		t.Fatalf("after a cancelled probe: %s, want half-open", st)
+	}
+	if err := b.Call(ctx, succeed); err != nil {
+		t.Fatalf("the next caller probes: %v", err)
+	}
+	if st, _ := b.State(); st != breaker.Closed {
+		t.Fatalf("after its success: %s, want closed", st)
+	}
+}
+
+func TestSuccessResetsTheFailureCount(t *testing.T) {
+	ctx := context.Background()
+	var transitions []breaker.Transition
+	b := newBreaker(&fakeClock{now: time.Unix(1000, 0)}, &transitions)
+	for range 10 {
+		_ = b.Call(ctx, fail)
+		_ = b.Call(ctx, fail)
+		_ = b.Call(ctx, succeed)
+	}
+	if st, n := b.State(); st != breaker.Closed || n != 0 || len(transitions) != 0 {
+		t.Fatalf("alternating failures below the threshold: %s/%d, transitions %v", st, n, transitions)
+	}
+}

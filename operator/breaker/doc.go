@@ -1,0 +1,14 @@
+// Package breaker is a circuit breaker for calls to an external system,
+// safe under concurrent reconciles (MaxConcurrentReconciles > 1).
+//
+// Closed: calls go through; consecutive failures are counted and reaching
+// the threshold opens the breaker. Open: calls fail fast with ErrOpen until
+// the open timeout has passed. Half-open: exactly one caller is let through as
+// a probe while everyone else still gets ErrOpen; the probe's success closes
+// the breaker, its failure opens it again for another timeout.
+//
+// The lesson's version (an unguarded struct flipping a state string) is a data
+// race with several workers and lets every waiting caller through at once when
+// the timeout passes; this one keeps all state under a mutex and hands the
+// half-open probe to a single caller.
+package breaker

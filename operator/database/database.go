@@ -1,0 +1,499 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
+	"github.com/operator-lab/lab/operator/breaker"
+	"github.com/operator-lab/lab/operator/internal/status"
+	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/switches"
+)
+
+// ControllerName is the name the Database controller runs and emits under.
+const ControllerName = "database"
+
+// Client-side limits on external calls, before timescale.
+const (
+	// ExternalCallsPerSecond and ExternalBurst configure the rate limiter.
+	ExternalCallsPerSecond = 2
+	ExternalBurst          = 3
+	// BreakerThreshold consecutive failures open the breaker for BreakerOpenTimeout.
+	BreakerThreshold   = 5
+	BreakerOpenTimeout = time.Minute
+)
+
+// External is the external system a Database lives in (see operator/world
+// for the simulated one).
+type External interface {
+	HealthCheck(ctx context.Context) error
+	// Provision creates the database if needed and returns its endpoint; it
+	// must be idempotent.
+	Provision(ctx context.Context, key, databaseName string) (string, error)
+	Ping(ctx context.Context, endpoint string) error
+}
+
+// Options configure a Reconciler.
+type Options struct {
+	// Client should read from the manager's cache (mgr.GetClient(), wrapped by
+	// observe.Client to report every call).
+	Client   client.Client
+	Scheme   *runtime.Scheme
+	Switches *switches.Switches
+	External External
+	// Emitter receives phase, condition, breaker, backoff and ratelimit events (nil: none).
+	Emitter observe.Emitter
+	// Now is the clock for retry bookkeeping and the breaker (default time.Now).
+	Now func() time.Time
+}
+
+// Reconciler reconciles Database objects. It is safe for concurrent
+// reconciles: its shared state (the rate limiter and the breaker) is
+// synchronised, and everything per object lives in the object's status.
+type Reconciler struct {
+	client   client.Client
+	scheme   *runtime.Scheme
+	switches *switches.Switches
+	external External
+	em       observe.Emitter
+	now      func() time.Time
+
+	limiterMu sync.Mutex // guards limitAt; the limiter itself is concurrency-safe
+	limiter   *rate.Limiter
+	limitAt   float64
+	breaker   *breaker.Breaker
+}
+
+// New returns a Database reconciler.
+func New(opts Options) *Reconciler {
+	r := &Reconciler{
+		client:   opts.Client,
+		scheme:   opts.Scheme,
+		switches: opts.Switches,
+		external: opts.External,
+		em:       opts.Emitter,
+		now:      opts.Now,
+		limiter:  rate.NewLimiter(ExternalCallsPerSecond, ExternalBurst),
+		limitAt:  1,
+	}
+	if r.em == nil {
+		r.em = observe.Discard
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.breaker = breaker.New(breaker.Options{
+		Threshold:   BreakerThreshold,
+		OpenTimeout: func() time.Duration { return r.switches.Scale(BreakerOpenTimeout) },
+		Now:         r.now,
+		IsFailure: func(err error) bool {
+			// A reconcile cancelled on shutdown says nothing about the system.
+			return err != nil && !errors.Is(err, context.Canceled)
+		},
+		OnTransition: func(ctx context.Context, t breaker.Transition) {
+			observe.Emit(ctx, r.em, observe.Event{Kind: observe.KindBreaker, From: string(t.From), To: string(t.To), Failures: t.Failures})
+		},
+	})
+	return r
+}
+
+// Breaker exposes the circuit breaker, for display and tests.
+func (r *Reconciler) Breaker() *breaker.Breaker { return r.breaker }
+
+// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases,verbs=get;list;watch
+// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;update;patch
+
+// Reconcile performs one step of the Database state machine.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	db := &v1alpha1.Database{}
+	if err := r.client.Get(ctx, req.NamespacedName, db); err != nil {
+		// Deleted since it was queued. Owned objects go with it through their
+		// owner references (garbage collection).
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &step{
+		r:      r,
+		db:     db,
+		before: db.Status.DeepCopy(),
+		sw:     r.switches.Get(),
+		now:    r.now(),
+	}
+	return s.run(ctx)
+}
+
+// step is one reconcile of one Database: the object, the status it was read
+// with, and the switches as they were when the reconcile started.
+type step struct {
+	r      *Reconciler
+	db     *v1alpha1.Database
+	before *v1alpha1.DatabaseStatus
+	sw     switches.Values
+	now    time.Time
+	conds  status.Conditions
+	// after holds events that describe the new status (backoff); they are
+	// emitted only once that status is persisted.
+	after []observe.Event
+}
+
+// outcome is what a phase handler decided: the phase to move to ("" to
+// stay) and what Reconcile returns.
+type outcome struct {
+	next   v1alpha1.Phase
+	result reconcile.Result
+	err    error
+}
+
+func stay() outcome                   { return outcome{} }
+func moveTo(p v1alpha1.Phase) outcome { return outcome{next: p} }
+func fail(err error) outcome          { return outcome{err: err} }
+
+func (s *step) run(ctx context.Context) (reconcile.Result, error) {
+	var o outcome
+	storage, specErr := resource.ParseQuantity(s.db.Spec.Storage)
+	switch {
+	case specErr != nil:
+		o = s.invalidSpec(fmt.Errorf("spec.storage %q is not a quantity like 1Gi: %w", s.db.Spec.Storage, specErr))
+	default:
+		o = s.handle(ctx, storage)
+	}
+	if o.next != "" && o.next != s.db.Status.Phase {
+		s.db.Status.Phase = o.next
+	}
+	if err := s.persist(ctx); err != nil {
+		return reconcile.Result{}, err
+	}
+	return o.result, o.err
+}
+
+// handle dispatches on the current phase.
+func (s *step) handle(ctx context.Context, storage resource.Quantity) outcome {
+	switch s.db.Status.Phase {
+	case "":
+		s.inProgress("accepted; provisioning starts next")
+		return moveTo(v1alpha1.PhasePending)
+	case v1alpha1.PhasePending:
+		s.inProgress("provisioning in the external system")
+		return moveTo(v1alpha1.PhaseProvisioning)
+	case v1alpha1.PhaseProvisioning:
+		return s.provision(ctx)
+	case v1alpha1.PhaseConfiguring:
+		if err := s.ensureSecret(ctx); err != nil {
+			return fail(err)
+		}
+		return moveTo(v1alpha1.PhaseDeploying)
+	case v1alpha1.PhaseDeploying:
+		if _, err := s.ensureWorkload(ctx, storage); err != nil {
+			return fail(err)
+		}
+		return moveTo(v1alpha1.PhaseVerifying)
+	case v1alpha1.PhaseVerifying:
+		return s.verify(ctx, storage)
+	case v1alpha1.PhaseReady:
+		return s.ready(ctx, storage)
+	case v1alpha1.PhaseUpdating:
+		if err := s.ensureSecret(ctx); err != nil {
+			return fail(err)
+		}
+		if _, err := s.ensureWorkload(ctx, storage); err != nil {
+			return fail(err)
+		}
+		return moveTo(v1alpha1.PhaseVerifying)
+	case v1alpha1.PhaseFailed:
+		return s.retry(ctx)
+	default:
+		return s.invalidSpec(fmt.Errorf("unknown phase %q in status", s.db.Status.Phase))
+	}
+}
+
+func (s *step) setCondition(typ string, st metav1.ConditionStatus, reason, message string) {
+	s.conds.Set(&s.db.Status.Conditions, s.db.Generation, typ, st, reason, message)
+}
+
+func (s *step) inProgress(message string) {
+	s.db.Status.Ready = false
+	s.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInProgress, message)
+}
+
+// provision health-checks the external system, then provisions the database in it.
+func (s *step) provision(ctx context.Context) outcome {
+	if o, ok := s.rateLimit(ctx, 2); !ok {
+		return o
+	}
+	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
+		return o
+	}
+	var endpoint string
+	key := s.db.Namespace + "/" + s.db.Name
+	if o, ok := s.external(ctx, func(ctx context.Context) (err error) {
+		endpoint, err = s.r.external.Provision(ctx, key, s.db.Spec.DatabaseName)
+		return err
+	}); !ok {
+		return o
+	}
+	s.db.Status.Endpoint = endpoint
+	s.inProgress("creating the credentials Secret")
+	return moveTo(v1alpha1.PhaseConfiguring)
+}
+
+// verify waits for the workload to roll out, then pings the database.
+func (s *step) verify(ctx context.Context, storage resource.Quantity) outcome {
+	if err := s.ensureSecret(ctx); err != nil {
+		return fail(err)
+	}
+	sts, err := s.ensureWorkload(ctx, storage)
+	if err != nil {
+		return fail(err)
+	}
+	if !workloadReady(sts) {
+		// Not a failure: the StatefulSet's status change (a watch on what we
+		// own) wakes this controller when the rollout is done.
+		s.db.Status.Ready = false
+		s.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonWaitingForWorkload, "waiting for the StatefulSet to roll out")
+		return stay()
+	}
+	if o, ok := s.rateLimit(ctx, 1); !ok {
+		return o
+	}
+	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.Ping(ctx, s.db.Status.Endpoint) }); !ok {
+		return o
+	}
+	s.db.Status.Ready = true
+	s.db.Status.ObservedGeneration = s.db.Generation
+	s.db.Status.Retries = 0
+	s.db.Status.NextRetryTime = nil
+	s.setCondition(v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReconciled, "database verified")
+	return moveTo(v1alpha1.PhaseReady)
+}
+
+// ready notices spec changes and otherwise re-asserts the owned objects,
+// which writes nothing when they are as they should be.
+func (s *step) ready(ctx context.Context, storage resource.Quantity) outcome {
+	if s.db.Generation != s.db.Status.ObservedGeneration {
+		s.inProgress("applying the changed spec")
+		return moveTo(v1alpha1.PhaseUpdating)
+	}
+	if err := s.ensureSecret(ctx); err != nil {
+		return fail(err)
+	}
+	if _, err := s.ensureWorkload(ctx, storage); err != nil {
+		return fail(err)
+	}
+	return stay()
+}
+
+// retry leaves Failed once the retry time has come and the external system
+// passes a health check.
+func (s *step) retry(ctx context.Context) outcome {
+	if next := s.db.Status.NextRetryTime; next != nil {
+		if wait := next.Sub(s.now); wait > 0 {
+			// Woken early (by a watch event, say): wait out the persisted
+			// backoff instead of restarting it.
+			return outcome{result: reconcile.Result{RequeueAfter: readable(wait)}}
+		}
+	}
+	if o, ok := s.rateLimit(ctx, 1); !ok {
+		return o
+	}
+	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
+		return o
+	}
+	s.db.Status.NextRetryTime = nil
+	s.conds.Clear(&s.db.Status.Conditions, s.db.Generation, v1alpha1.ConditionFailed, v1alpha1.ReasonRecovered, "retrying")
+	s.inProgress("retrying provisioning")
+	return moveTo(v1alpha1.PhaseProvisioning)
+}
+
+// rateLimit takes, all at once, the rate-limiter tokens for the external
+// calls this step is about to make (if the limiter is switched on). Taking
+// them one call at a time would let concurrent steps each spend a token on
+// their first call and then all wait for the second, for ever. ok is false
+// when the tokens are not there yet: o then returns RequeueAfter the wait —
+// the worker is free meanwhile.
+func (s *step) rateLimit(ctx context.Context, calls int) (o outcome, ok bool) {
+	if !s.sw.RateLimit {
+		return outcome{}, true
+	}
+	wait := s.r.reserve(s.sw, calls)
+	if wait <= 0 {
+		return outcome{}, true
+	}
+	wait = readable(wait)
+	observe.Emit(ctx, s.r.em, observe.Event{Kind: observe.KindRateLimit, Wait: observe.Duration(wait)})
+	return outcome{result: reconcile.Result{RequeueAfter: wait}}, false
+}
+
+// external makes one call to the external system through the breaker (if
+// switched on). ok is false when the call did not succeed; o then says what
+// the reconcile does.
+func (s *step) external(ctx context.Context, call func(context.Context) error) (o outcome, ok bool) {
+	var err error
+	if s.sw.Breaker {
+		err = s.r.breaker.Call(ctx, call)
+	} else {
+		err = call(ctx)
+	}
+	if err != nil {
+		return s.externalFailed(ctx, err), false
+	}
+	s.setCondition(v1alpha1.ConditionExternalSystemAvailable, metav1.ConditionTrue, v1alpha1.ReasonAvailable, "external system answered")
+	return outcome{}, true
+}
+
+// reserve takes n rate-limiter tokens now, or returns how long until they
+// are free (having given the reservation back).
+func (r *Reconciler) reserve(sw switches.Values, n int) time.Duration {
+	r.limiterMu.Lock()
+	if r.limitAt != sw.Timescale {
+		r.limitAt = sw.Timescale
+		r.limiter.SetLimit(rate.Limit(ExternalCallsPerSecond * sw.Timescale))
+	}
+	r.limiterMu.Unlock()
+	res := r.limiter.ReserveN(time.Now(), n)
+	wait := res.Delay()
+	if wait > 0 {
+		res.Cancel()
+	}
+	return wait
+}
+
+// externalFailed records a failed external call: Failed phase, conditions,
+// retry bookkeeping, and the return the requeue switch asks for.
+func (s *step) externalFailed(ctx context.Context, err error) outcome {
+	reason := v1alpha1.ReasonUnavailable
+	if errors.Is(err, breaker.ErrOpen) {
+		reason = v1alpha1.ReasonCircuitOpen
+	}
+	st := &s.db.Status
+	st.Ready = false
+	s.setCondition(v1alpha1.ConditionExternalSystemAvailable, metav1.ConditionFalse, reason, err.Error())
+	s.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, reason, "the external system is not available")
+	failedReason := reason
+	if s.sw.Requeue == switches.RequeueTerminal {
+		failedReason = v1alpha1.ReasonGaveUp
+	}
+	s.setCondition(v1alpha1.ConditionFailed, metav1.ConditionTrue, failedReason, err.Error())
+	if st.Phase != v1alpha1.PhaseFailed {
+		st.LastFailureTime = ptrTime(s.now)
+	}
+
+	var delay time.Duration
+	if s.sw.Requeue == switches.RequeueAfter {
+		// The controller schedules the retry itself, so it keeps the count
+		// and the time in status where no watch event can reset them.
+		st.Retries++
+		st.LastFailureTime = ptrTime(s.now)
+		delay = RetryDelay(s.sw, st.Retries)
+		st.NextRetryTime = ptrTime(s.now.Add(delay))
+		s.after = append(s.after, observe.Event{Kind: observe.KindBackoff, Attempt: int(st.Retries), Delay: observe.Duration(delay)})
+	} else {
+		// The queue (error, requeue) or nobody (terminal) schedules the
+		// retry: status changes only on entering Failed, since each status
+		// write is a watch event that would retry at once, bypassing the
+		// queue's backoff.
+		st.NextRetryTime = nil
+	}
+	result, rerr := s.sw.NotDone(err, delay)
+	return outcome{next: v1alpha1.PhaseFailed, result: result, err: rerr}
+}
+
+// invalidSpec is a permanent error: Failed, and a TerminalError whatever the
+// requeue switch says, since retrying cannot fix the spec (a spec change will
+// trigger a new reconcile).
+func (s *step) invalidSpec(err error) outcome {
+	s.db.Status.Ready = false
+	s.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInvalidSpec, err.Error())
+	s.setCondition(v1alpha1.ConditionFailed, metav1.ConditionTrue, v1alpha1.ReasonInvalidSpec, err.Error())
+	return outcome{next: v1alpha1.PhaseFailed, err: reconcile.TerminalError(err)}
+}
+
+// ensureSecret creates or updates the credentials Secret, owned by the Database.
+func (s *step) ensureSecret(ctx context.Context) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: SecretName(s.db.Name), Namespace: s.db.Namespace}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, s.r.client, secret, func() error {
+		if err := mutateSecret(secret, s.db); err != nil {
+			return err
+		}
+		return controllerutil.SetControllerReference(s.db, secret, s.r.scheme)
+	}); err != nil {
+		return fmt.Errorf("ensure Secret %s: %w", secret.Name, err)
+	}
+	s.db.Status.SecretName = secret.Name
+	return nil
+}
+
+// ensureWorkload creates or updates the StatefulSet, owned by the Database.
+func (s *step) ensureWorkload(ctx context.Context, storage resource.Quantity) (*appsv1.StatefulSet, error) {
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(s.db.Name), Namespace: s.db.Namespace}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, s.r.client, sts, func() error {
+		mutateWorkload(sts, s.db, storage)
+		return controllerutil.SetControllerReference(s.db, sts, s.r.scheme)
+	}); err != nil {
+		return nil, fmt.Errorf("ensure StatefulSet %s: %w", sts.Name, err)
+	}
+	return sts, nil
+}
+
+// persist writes the status if it changed, then reports the phase change,
+// the changed conditions and the other events that describe the new status.
+// A steady state writes nothing.
+//
+// A conflict means this reconcile worked from an outdated copy (typically the
+// cache had not caught up with our own previous write); NotFound means the
+// object is gone. Either way the newer state's watch event queues another
+// reconcile, so the write is dropped silently — and so are the events, since
+// nothing they describe was persisted. The reconcile still returns what it
+// decided, which keeps the queue's per-item backoff consistent (returning
+// success here would Forget the item's failures).
+func (s *step) persist(ctx context.Context) error {
+	if equality.Semantic.DeepEqual(s.before, &s.db.Status) {
+		return nil
+	}
+	if err := s.r.client.Status().Update(ctx, s.db); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("update status of Database %s/%s: %w", s.db.Namespace, s.db.Name, err)
+	}
+	if from, to := s.before.Phase, s.db.Status.Phase; from != to {
+		observe.Emit(ctx, s.r.em, observe.Event{Kind: observe.KindPhase, From: string(from), To: string(to)})
+	}
+	s.conds.Emit(ctx, s.r.em)
+	for _, e := range s.after {
+		observe.Emit(ctx, s.r.em, e)
+	}
+	return nil
+}
+
+// readable rounds a computed wait up to a unit people read at a glance
+// (milliseconds, or microseconds under 10ms), never down, so the retry is
+// never early and a tiny wait never becomes zero (which would mean "no requeue").
+func readable(d time.Duration) time.Duration {
+	unit := time.Millisecond
+	if d < 10*time.Millisecond {
+		unit = time.Microsecond
+	}
+	return (d + unit - 1).Truncate(unit)
+}
+
+func ptrTime(t time.Time) *metav1.MicroTime {
+	mt := metav1.NewMicroTime(t)
+	return &mt
+}

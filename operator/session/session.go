@@ -1,0 +1,218 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/operator"
+	"github.com/operator-lab/lab/operator/crds"
+	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/scheme"
+	"github.com/operator-lab/lab/operator/switches"
+)
+
+// Options configure a session.
+type Options struct {
+	// Lab is "3.1" or "4.4".
+	Lab string
+	// Set is applied to the switches before the operator starts ("k=v,...").
+	Set string
+	// Kubeconfig and Context select an existing cluster instead of a local
+	// control plane. Context alone uses the default kubeconfig (KUBECONFIG
+	// or ~/.kube/config).
+	Kubeconfig, Context string
+	// Gate is handed to the operator (nil: never pauses).
+	Gate *observe.Gate
+	// Bus receives the events; nil makes a new one (see Session.Bus).
+	Bus *observe.Bus
+	// Progress is told about start-up steps (control plane, CRDs, namespace).
+	Progress func(step string, took time.Duration)
+	// SetupLog receives progress lines if control-plane binaries must be
+	// downloaded or built.
+	SetupLog io.Writer
+	// Seed makes the simulated external system's flakiness reproducible.
+	Seed uint64
+}
+
+// Session is a running operator. Close it.
+type Session struct {
+	Lab       string
+	Config    *rest.Config
+	Host      string
+	Namespace string
+	// Kubeconfig is a kubeconfig file for the cluster ("" for --context
+	// sessions using the default loading rules).
+	Kubeconfig string
+	Bus        *observe.Bus
+	Switches   *switches.Switches
+	Operator   *operator.Operator
+	// Client talks to the API server directly (no cache, no events): for
+	// scenario drivers and the learner's own actions.
+	Client client.Client
+
+	cp      *controlplane.ControlPlane
+	cancel  context.CancelFunc
+	stopped chan error
+}
+
+// Start validates the options, connects to (or starts) a cluster, creates
+// the session namespace and starts the operator in it. The operator runs
+// until Close.
+func Start(ctx context.Context, opts Options) (s *Session, err error) {
+	if err := operator.CheckLab(opts.Lab); err != nil {
+		return nil, err
+	}
+	bus := opts.Bus
+	if bus == nil {
+		bus = observe.NewBus()
+	}
+	sw := switches.New(bus)
+	if err := sw.Apply(opts.Set); err != nil {
+		return nil, err
+	}
+	s = &Session{Lab: opts.Lab, Bus: bus, Switches: sw, stopped: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+	if err := s.connect(ctx, opts); err != nil {
+		return nil, err
+	}
+	sch, err := scheme.New()
+	if err != nil {
+		return nil, err
+	}
+	s.Client, err = client.New(s.Config, client.Options{Scheme: sch})
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", s.Host, err)
+	}
+	t := time.Now()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "lab-run-",
+		Labels:       map[string]string{"app.kubernetes.io/managed-by": "lab", "lab.operator-lab.dev/lab": labelValue(opts.Lab)},
+	}}
+	if err := s.Client.Create(ctx, ns); err != nil {
+		return nil, fmt.Errorf("create the session namespace on %s: %w", s.Host, err)
+	}
+	s.Namespace = ns.Name
+	progress(opts, "namespace "+ns.Name, t)
+
+	mgr, err := operator.NewManager(s.Config, operator.ManagerOptions{Namespace: s.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	s.Operator, err = operator.New(mgr, operator.Options{Lab: opts.Lab, Emitter: bus, Switches: sw, Gate: opts.Gate, Seed: opts.Seed})
+	if err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go func() { s.stopped <- mgr.Start(runCtx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, errors.New("the operator's cache did not sync")
+	}
+	progress(opts, "operator "+opts.Lab, t)
+	return s, nil
+}
+
+// labelValue makes a lab id usable as a label value ("4.4" is fine as it is;
+// this guards against anything else).
+func labelValue(lab string) string {
+	if len(lab) > 63 {
+		return lab[:63]
+	}
+	return lab
+}
+
+func progress(opts Options, step string, since time.Time) {
+	if opts.Progress != nil {
+		opts.Progress(step, time.Since(since))
+	}
+}
+
+// connect finds the cluster: a kubeconfig's (CRDs installed if missing) or a
+// local control plane.
+func (s *Session) connect(ctx context.Context, opts Options) error {
+	if opts.Kubeconfig == "" && opts.Context == "" {
+		all, err := crds.All()
+		if err != nil {
+			return err
+		}
+		cp, err := controlplane.Ensure(ctx, controlplane.Options{CRDs: all, Progress: opts.Progress, SetupLog: opts.SetupLog})
+		if err != nil {
+			return err
+		}
+		s.cp, s.Config, s.Host, s.Kubeconfig = cp, cp.Config, cp.Host, cp.KubeconfigPath
+		return nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if opts.Kubeconfig != "" {
+		rules = &clientcmd.ClientConfigLoadingRules{ExplicitPath: opts.Kubeconfig}
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: opts.Context}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("load the kubeconfig: %w", err)
+	}
+	if cfg.QPS == 0 {
+		// client-go's default (5 QPS) would throttle the operator and the
+		// scenario's polling more than any cluster needs.
+		cfg.QPS, cfg.Burst = 100, 200
+	}
+	s.Config, s.Host, s.Kubeconfig = cfg, cfg.Host, opts.Kubeconfig
+	t := time.Now()
+	created, err := crds.InstallMissing(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("install lab's CRDs on %s: %w", cfg.Host, err)
+	}
+	step := "CRDs present"
+	if len(created) > 0 {
+		step = fmt.Sprintf("CRDs installed (%d)", len(created))
+	}
+	progress(opts, step, t)
+	return nil
+}
+
+// Close stops the operator, deletes the session namespace and stops a
+// private control plane (a shared or external cluster keeps running).
+func (s *Session) Close() error {
+	var errs []error
+	if s.cancel != nil {
+		s.cancel()
+		if err := <-s.stopped; err != nil {
+			errs = append(errs, fmt.Errorf("operator: %w", err))
+		}
+		s.cancel = nil
+	}
+	if s.Namespace != "" && s.Client != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err := s.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}})
+		cancel()
+		if client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("delete namespace %s: %w", s.Namespace, err))
+		}
+		s.Namespace = ""
+	}
+	if s.cp != nil {
+		if err := s.cp.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+		s.cp = nil
+	}
+	return errors.Join(errs...)
+}

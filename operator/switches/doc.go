@@ -1,0 +1,12 @@
+// Package switches holds the pattern switches of lab's reference operator:
+// the knobs a learner flips on the running operator to see a pattern's
+// effect (how "not done yet" is returned, circuit breaker and rate limiter on
+// or off, whose backoff applies, how the simulated external system behaves,
+// how fast time runs, how many workers reconcile).
+//
+// A Switches value is safe for concurrent use: reconciles read it while the
+// TUI or a scenario changes it. Every change is emitted as a "switch" event.
+// Values can be set one at a time (Set) or from a "k=v,k=v" string (Apply),
+// as `lab run --set` does; bad input gives an error that lists the valid
+// names or values.
+package switches

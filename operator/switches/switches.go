@@ -1,0 +1,379 @@
+package switches
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/operator-lab/lab/operator/observe"
+)
+
+// Requeue is how a controller reports "not done yet / failed", for example
+// when the external system is down.
+type Requeue string
+
+const (
+	// RequeueError returns the error: the queue retries through its rate
+	// limiter (AddRateLimited, 5ms·2ⁿ per item up to 1000s).
+	RequeueError Requeue = "error"
+	// RequeueRequeue returns Result{Requeue: true} (deprecated since
+	// controller-runtime v0.21): also AddRateLimited, not an immediate retry.
+	RequeueRequeue Requeue = "requeue"
+	// RequeueAfter returns Result{RequeueAfter: d}: the queue forgets the
+	// item's failures and adds it back after d.
+	RequeueAfter Requeue = "after"
+	// RequeueTerminal returns reconcile.TerminalError(err) and marks the object
+	// Failed: no retry until something changes.
+	RequeueTerminal Requeue = "terminal"
+)
+
+// Backoff says who chooses retry delays.
+type Backoff string
+
+const (
+	// BackoffController leaves backoff to controller-runtime: with
+	// requeue=error|requeue the queue's per-item rate limiter picks the delay;
+	// with requeue=after the controller uses a fixed retry interval.
+	BackoffController Backoff = "controller"
+	// BackoffLesson is the lesson's exponential backoff computed by the
+	// controller: 5s·2ⁿ capped at 5m, from a retry count persisted in status,
+	// returned as RequeueAfter (so it applies with requeue=after).
+	BackoffLesson Backoff = "lesson"
+)
+
+// External is how the simulated external system behaves.
+type External string
+
+const (
+	ExternalHealthy     External = "healthy"
+	ExternalDown        External = "down"
+	ExternalFlaky       External = "flaky"
+	ExternalSlow        External = "slow"
+	ExternalRateLimited External = "ratelimited"
+)
+
+// Switch names, as used in "k=v" strings and in switch events.
+const (
+	NameRequeue   = "requeue"
+	NameBreaker   = "breaker"
+	NameRateLimit = "ratelimit"
+	NameBackoff   = "backoff"
+	NameExternal  = "external"
+	NameFlakiness = "flakiness"
+	NameTimescale = "timescale"
+	NameWorkers   = "workers"
+)
+
+// Values is a snapshot of every switch.
+type Values struct {
+	Requeue   Requeue
+	Breaker   bool
+	RateLimit bool
+	Backoff   Backoff
+	External  External
+	// Flakiness is the probability (0..1) that a call fails when External is flaky.
+	Flakiness float64
+	// Timescale divides every delay the operator chooses: 10 makes a 5 s
+	// backoff 0.5 s. Always > 0.
+	Timescale float64
+	// Workers is MaxConcurrentReconciles; it applies when the operator starts.
+	Workers int
+}
+
+// Defaults are the values a new Switches starts with.
+func Defaults() Values {
+	return Values{
+		Requeue:   RequeueAfter,
+		Breaker:   true,
+		RateLimit: true,
+		Backoff:   BackoffLesson,
+		External:  ExternalHealthy,
+		Flakiness: 0.3,
+		Timescale: 1,
+		Workers:   1,
+	}
+}
+
+// Scale divides d by the timescale.
+func (v Values) Scale(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / v.Timescale)
+}
+
+// Get returns the value of the named switch as text, as Set accepts it.
+func (v Values) Get(name string) (string, error) {
+	switch name {
+	case NameRequeue:
+		return string(v.Requeue), nil
+	case NameBreaker:
+		return onOff(v.Breaker), nil
+	case NameRateLimit:
+		return onOff(v.RateLimit), nil
+	case NameBackoff:
+		return string(v.Backoff), nil
+	case NameExternal:
+		return string(v.External), nil
+	case NameFlakiness:
+		return strconv.FormatFloat(v.Flakiness, 'g', -1, 64), nil
+	case NameTimescale:
+		return strconv.FormatFloat(v.Timescale, 'g', -1, 64), nil
+	case NameWorkers:
+		return strconv.Itoa(v.Workers), nil
+	}
+	return "", unknownName(name)
+}
+
+// String renders every switch as "k=v,k=v" in the order of Names, which
+// Apply accepts back.
+func (v Values) String() string {
+	parts := make([]string, 0, len(specs))
+	for _, s := range specs {
+		val, _ := v.Get(s.name)
+		parts = append(parts, s.name+"="+val)
+	}
+	return strings.Join(parts, ",")
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// spec describes one switch: its valid values (for help and errors) and how
+// a text value is parsed into Values.
+type spec struct {
+	name  string
+	help  string
+	valid []string // nil for numeric switches; then validText describes them
+	// validText describes numeric values in errors and help.
+	validText string
+	set       func(v *Values, text string) error
+}
+
+var specs = []spec{
+	{name: NameRequeue, help: "how \"not done yet / failed\" is returned",
+		valid: []string{string(RequeueError), string(RequeueRequeue), string(RequeueAfter), string(RequeueTerminal)},
+		set:   func(v *Values, t string) error { v.Requeue = Requeue(t); return nil }},
+	{name: NameBreaker, help: "circuit breaker around external calls",
+		valid: []string{"on", "off"},
+		set:   func(v *Values, t string) error { v.Breaker = t == "on"; return nil }},
+	{name: NameRateLimit, help: "client-side rate limiting of external calls",
+		valid: []string{"on", "off"},
+		set:   func(v *Values, t string) error { v.RateLimit = t == "on"; return nil }},
+	{name: NameBackoff, help: "who chooses retry delays",
+		valid: []string{string(BackoffController), string(BackoffLesson)},
+		set:   func(v *Values, t string) error { v.Backoff = Backoff(t); return nil }},
+	{name: NameExternal, help: "behaviour of the simulated external system",
+		valid: []string{string(ExternalHealthy), string(ExternalDown), string(ExternalFlaky), string(ExternalSlow), string(ExternalRateLimited)},
+		set:   func(v *Values, t string) error { v.External = External(t); return nil }},
+	{name: NameFlakiness, help: "failure probability when external=flaky",
+		validText: "a number from 0 to 1",
+		set: func(v *Values, t string) error {
+			p, err := strconv.ParseFloat(t, 64)
+			if err != nil || math.IsNaN(p) || p < 0 || p > 1 {
+				return errors.New("want a number from 0 to 1")
+			}
+			v.Flakiness = p
+			return nil
+		}},
+	{name: NameTimescale, help: "divides every delay the operator chooses (10 = ten times faster)",
+		validText: "a number greater than 0, at most 10000",
+		set: func(v *Values, t string) error {
+			f, err := strconv.ParseFloat(t, 64)
+			if err != nil || math.IsNaN(f) || f <= 0 || f > 10000 {
+				return errors.New("want a number greater than 0, at most 10000")
+			}
+			v.Timescale = f
+			return nil
+		}},
+	{name: NameWorkers, help: "MaxConcurrentReconciles (applies at start)",
+		validText: "a whole number from 1 to 64",
+		set: func(v *Values, t string) error {
+			n, err := strconv.Atoi(t)
+			if err != nil || n < 1 || n > 64 {
+				return errors.New("want a whole number from 1 to 64")
+			}
+			v.Workers = n
+			return nil
+		}},
+}
+
+// Info describes one switch for help screens.
+type Info struct {
+	Name string
+	Help string
+	// Valid lists the accepted values, or is nil for a numeric switch
+	// described by ValidText.
+	Valid     []string
+	ValidText string
+}
+
+// All describes every switch, in a stable order.
+func All() []Info {
+	out := make([]Info, 0, len(specs))
+	for _, s := range specs {
+		out = append(out, Info{Name: s.name, Help: s.help, Valid: append([]string(nil), s.valid...), ValidText: s.validText})
+	}
+	return out
+}
+
+// Names lists the switch names in a stable order.
+func Names() []string {
+	out := make([]string, 0, len(specs))
+	for _, s := range specs {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+func lookup(name string) (spec, bool) {
+	for _, s := range specs {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return spec{}, false
+}
+
+func unknownName(name string) error {
+	return fmt.Errorf("unknown switch %q (valid: %s)", name, strings.Join(Names(), ", "))
+}
+
+// parse validates text for the named switch and applies it to v.
+func parse(v *Values, name, text string) error {
+	s, ok := lookup(name)
+	if !ok {
+		return unknownName(name)
+	}
+	if s.valid != nil {
+		if !contains(s.valid, text) {
+			return fmt.Errorf("switch %s: invalid value %q (valid: %s)", name, text, strings.Join(s.valid, ", "))
+		}
+		return s.set(v, text)
+	}
+	if err := s.set(v, text); err != nil {
+		return fmt.Errorf("switch %s: invalid value %q: %w", name, text, err)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Switches is the live, concurrency-safe set of switch values.
+type Switches struct {
+	mu      sync.RWMutex
+	v       Values
+	em      observe.Emitter
+	started bool
+}
+
+// New returns switches at their Defaults that emit a "switch" event to em
+// (nil: none) on every change.
+func New(em observe.Emitter) *Switches {
+	if em == nil {
+		em = observe.Discard
+	}
+	return &Switches{v: Defaults(), em: em}
+}
+
+// Get returns a snapshot of every switch.
+func (s *Switches) Get() Values {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.v
+}
+
+// Set changes one switch. Changing workers after MarkStarted is an error,
+// since MaxConcurrentReconciles is fixed when a controller starts.
+func (s *Switches) Set(name, value string) error {
+	return s.apply([][2]string{{name, value}})
+}
+
+// Apply sets switches from "k=v,k=v" (spaces around items are ignored; an
+// empty string changes nothing). It is all or nothing: if any item is
+// invalid, no switch changes.
+func (s *Switches) Apply(text string) error {
+	pairs, err := ParsePairs(text)
+	if err != nil {
+		return err
+	}
+	return s.apply(pairs)
+}
+
+// ParsePairs splits "k=v,k=v" into pairs without validating names or values.
+func ParsePairs(text string) ([][2]string, error) {
+	var pairs [][2]string
+	for _, item := range strings.Split(text, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("switch setting %q: want name=value (switches: %s)", item, strings.Join(Names(), ", "))
+		}
+		pairs = append(pairs, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
+	}
+	return pairs, nil
+}
+
+func (s *Switches) apply(pairs [][2]string) error {
+	s.mu.Lock()
+	next := s.v
+	for _, p := range pairs {
+		if p[0] == NameWorkers && s.started {
+			s.mu.Unlock()
+			return fmt.Errorf("switch %s applies when the operator starts; restart it to change the number of workers", NameWorkers)
+		}
+		if err := parse(&next, p[0], p[1]); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	prev := s.v
+	s.v = next
+	s.mu.Unlock()
+
+	// Emit outside the lock, only for switches whose value changed.
+	names := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		names = append(names, p[0])
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		if i > 0 && names[i-1] == name {
+			continue
+		}
+		before, _ := prev.Get(name)
+		after, _ := next.Get(name)
+		if before != after {
+			s.em.Emit(observe.Event{Kind: observe.KindSwitch, Name: name, Value: after})
+		}
+	}
+	return nil
+}
+
+// MarkStarted records that the operator started: workers is fixed from now on.
+func (s *Switches) MarkStarted() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started = true
+}
+
+// Scale divides d by the current timescale.
+func (s *Switches) Scale(d time.Duration) time.Duration {
+	return s.Get().Scale(d)
+}
