@@ -224,7 +224,7 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 		if where := firstLearnerFrame(mapped, e); where != "" {
 			res.Reason += " at " + where
 		}
-		res.Output = trim(mapped)
+		res.Output = trim(mapped[strings.Index(mapped, "panic: "):])
 		return res
 	}
 

@@ -13,7 +13,7 @@ func (t localized) in(lang string) string {
 var (
 	phraseSections = localized{en: "Sections", ru: "Разделы"}
 	phraseTryIt    = localized{
-		en: "See it on the running operator (in `lab start`, press `r` in this section):",
-		ru: "Посмотрите на работающем операторе (в `lab start` — клавиша `r` в этом разделе):",
+		en: "See it on the running operator (in `lab start`, open the lesson with `L` and press `w` in this section):",
+		ru: "Посмотрите на работающем операторе (в `lab start` откройте урок клавишей `L` и нажмите `w` в этом разделе):",
 	}
 )
