@@ -53,8 +53,9 @@ run: setup ## Start the lab (LAB=3.1 or LAB=4.4)
 ##@ Test
 
 .PHONY: test
-test: setup test-deps ## Run every test against a real control plane (provisions it first)
+test: setup test-deps ## Run every test against a real control plane (provisions it first), then the concurrent parts under -race
 	KUBEBUILDER_ASSETS="$$($(BIN) setup --print-path)" $(GO_TEST) $(TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$$($(BIN) setup --print-path)" $(GO_TEST) $(TEST_FLAGS) -race ./operator/... ./internal/tui/... ./internal/controlplane/
 
 .PHONY: bench
 bench: setup ## Run the benchmarks (control plane, events, UI, checker)

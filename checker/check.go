@@ -86,9 +86,9 @@ type TestResult struct {
 }
 
 // Check grades the workspace: it copies it into a private build folder,
-// adds the hidden checks and the observation layer, runs `go test -json`
-// against the control plane, and maps the results to exercises. The
-// workspace itself is never written.
+// adds the hidden checks and the observation layer, builds the exercises'
+// test binaries, runs them (through test2json) against the control plane,
+// and maps the results to exercises. The workspace itself is never written.
 func Check(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Lab == nil {
 		return nil, errors.New("checker: no lab given")
@@ -105,7 +105,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
 
-	buildDir, unlock, err := lockBuildDir(opts.Dir)
+	buildDir, binDir, unlock, err := lockBuildDir(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -124,12 +124,12 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	env := testEnv(opts.Kubeconfig, opts.Env)
 	paths := pathMapper{buildDir: buildDir, module: opts.Lab.Module}
 	for _, g := range groupsOf(exercises, opts.Timeout, opts.Race) {
-		runs, stderr, runErr := runGroup(ctx, opts.Lab, buildDir, g, env)
+		runs, stderr, runErr := runGroup(ctx, opts.Lab, buildDir, binDir, g, env)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("check interrupted: %w", context.Cause(ctx))
 		}
 		for _, e := range g.exercises {
-			res := interpret(e, runs[opts.Lab.Module+"/"+e.Package], runs[""], stderr, runErr, g, paths)
+			res := interpret(e, runs[opts.Lab.Module+"/"+e.Package], runs[""], stderr, runErr, paths)
 			report.Results = append(report.Results, res)
 		}
 	}
@@ -156,7 +156,7 @@ var (
 )
 
 // interpret turns what go test said about an exercise's package into a grade.
-func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr string, runErr error, g group, paths pathMapper) *Result {
+func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr string, runErr error, paths pathMapper) *Result {
 	res := &Result{Exercise: e}
 	if run != nil {
 		res.Duration = run.elapsed
@@ -224,7 +224,10 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 		if where := firstLearnerFrame(mapped, e); where != "" {
 			res.Reason += " at " + where
 		}
-		res.Output = trim(mapped[strings.Index(mapped, "panic: "):])
+		if i := strings.Index(mapped, "panic: "); i >= 0 {
+			mapped = mapped[i:]
+		}
+		res.Output = trim(mapped)
 		return res
 	}
 

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,32 +66,28 @@ func (p *packageRun) test(name string) *testRun {
 	return t
 }
 
-// group is a set of exercises run by one `go test` invocation: they share
-// the race flag and the timeout.
+// group is a set of exercises whose test binaries one `go test -c` builds:
+// they share the race flag. Each binary then runs with its exercise's own
+// timeout.
 type group struct {
 	race      bool
-	timeout   time.Duration
 	exercises []*labs.Exercise
+	timeouts  map[*labs.Exercise]time.Duration
 }
 
 func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []group {
 	var gs []group
 	for _, e := range exercises {
-		g := group{race: e.Race || race, timeout: e.Timeout.Duration}
+		r := e.Race || race
+		i := slices.IndexFunc(gs, func(g group) bool { return g.race == r })
+		if i < 0 {
+			gs = append(gs, group{race: r, timeouts: map[*labs.Exercise]time.Duration{}})
+			i = len(gs) - 1
+		}
+		gs[i].exercises = append(gs[i].exercises, e)
+		gs[i].timeouts[e] = e.Timeout.Duration
 		if timeout > 0 {
-			g.timeout = timeout
-		}
-		found := false
-		for i := range gs {
-			if gs[i].race == g.race && gs[i].timeout == g.timeout {
-				gs[i].exercises = append(gs[i].exercises, e)
-				found = true
-				break
-			}
-		}
-		if !found {
-			g.exercises = []*labs.Exercise{e}
-			gs = append(gs, g)
+			gs[i].timeouts[e] = timeout
 		}
 	}
 	return gs
@@ -100,12 +97,11 @@ func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []gr
 // them through test2json, returning what was said per package import path
 // and the go command's own stderr.
 //
-// Building with -c rather than running `go test` directly matters for
-// speed: the go command caches linked test binaries it builds with -c, so a
-// check of unchanged code skips the link of every exercise's binary (the
-// biggest cost of a warm check).
-func runGroup(ctx context.Context, lab *labs.Lab, buildDir string, g group, env []string) (map[string]*packageRun, string, error) {
-	binDir := filepath.Join(buildDir, ".bin")
+// Building with -c into binDir, which outlives the build folder, matters
+// for speed: `go test -c` leaves a binary that is already up to date alone,
+// so a check of unchanged code skips linking (the biggest cost of a warm
+// check), which `go test` would redo every time.
+func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string) (map[string]*packageRun, string, error) {
 	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
 	if g.race {
 		args = append(args, "-race")
@@ -117,8 +113,20 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir string, g group, env 
 	defer cancel()
 	var stderr bytes.Buffer
 	runs := map[string]*packageRun{}
-	if _, err := runJSON(buildCtx, buildDir, env, &stderr, runs, "go", args...); err != nil {
+	code, err := runJSON(buildCtx, buildDir, env, &stderr, runs, "go", args...)
+	if err != nil {
 		return runs, stderr.String(), fmt.Errorf("build the checks: %w", err)
+	}
+	failedBuilds := 0
+	for _, r := range runs {
+		if r.failedBuild {
+			failedBuilds++
+		}
+	}
+	if code != 0 && failedBuilds == 0 {
+		// The go command failed before building any package (a broken
+		// go.mod, say): nothing in binDir is from this build.
+		return nil, stderr.String(), fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
 	}
 
 	// Run the binaries, as many at once as there are CPUs.
@@ -131,28 +139,33 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir string, g group, env 
 	for _, e := range g.exercises {
 		pkg := lab.Module + "/" + e.Package
 		bin := filepath.Join(binDir, path.Base(e.Package)+".test")
+		if r := runs[pkg]; r != nil && r.failedBuild {
+			continue // the build events say why; a binary left from an earlier check must not run
+		}
 		if _, err := os.Stat(bin); err != nil {
-			continue // it did not build: the build events say why
+			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			runCtx, cancel := context.WithTimeout(ctx, g.timeout+time.Minute)
+			timeout := g.timeouts[e]
+			runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 			defer cancel()
 			own := map[string]*packageRun{}
 			var errOut bytes.Buffer
 			started := time.Now()
 			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), env, &errOut, own,
 				"go", "tool", "test2json", "-t", "-p", pkg, bin,
-				"-test.v=test2json", "-test.count=1", "-test.paniconexit0", "-test.timeout="+g.timeout.String())
+				"-test.v=test2json", "-test.count=1", "-test.paniconexit0", "-test.timeout="+timeout.String())
 			// test2json run by hand gives no package verdict (the go command
 			// adds it under `go test`): the exit status is the verdict.
 			if own[pkg] == nil {
 				own[pkg] = &packageRun{tests: map[string]*testRun{}}
 			}
 			own[pkg].action, own[pkg].elapsed = "pass", time.Since(started)
+
 			if exitCode != 0 {
 				own[pkg].action = "fail"
 			}

@@ -35,6 +35,7 @@ func TestCheckCommand(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "ws")
 	mustRun(t, "init", "3.1", "--dir", dir)
+	t.Cleanup(func() { _ = checker.RemoveBuildFiles(dir) })
 	before := readFile(t, filepath.Join(dir, "reads", "reconciler.go"))
 	resultsFile := filepath.Join(t.TempDir(), "results.json")
 	junitFile := filepath.Join(t.TempDir(), "junit.xml")

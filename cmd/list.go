@@ -78,7 +78,7 @@ func runList(_ context.Context, streams IOStreams, opts ListOptions) error {
 					}
 				}
 			}
-			line := fmt.Sprintf("  %s %d. %-10s %-28s %s", mark, e.Number, e.ID, e.Title.In(lang), status)
+			line := fmt.Sprintf("  %s %d. %-12s %-28s %s", mark, e.Number, e.ID, e.Title.In(lang), status)
 			if hints > 0 {
 				line += fmt.Sprintf(", %d/%d hints", hints, len(e.Hints.In(lang)))
 			}
