@@ -2,7 +2,6 @@ package checker
 
 import (
 	"bytes"
-	"embed"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/labs/workspace"
+	"github.com/operator-lab/lab/operator/observe"
 )
 
 // supportModule is the module the hidden checks import their helpers from.
@@ -25,22 +25,12 @@ const supportModule = "github.com/operator-lab/lab"
 // keeps `./...` in the build directory from matching it.
 const supportDir = "_lab"
 
-// observeSources is a generated copy of operator/observe (see
-// zz_observe_gen.go and TestObserveCopyIsCurrent): the observation layer the
-// hidden checks wrap the learner's code with.
-//
-//go:embed all:_observe
-var observeSources embed.FS
-
 // supportPackages lists what goes into the support module: folder in the
 // module → the package's sources.
 func supportPackages() (map[string]fs.FS, error) {
-	observe, err := fs.Sub(observeSources, "_observe")
-	if err != nil {
-		return nil, fmt.Errorf("embedded observation layer: %w", err)
-	}
+	// The observation layer the hidden checks wrap the learner's code with.
 	return map[string]fs.FS{
-		"operator/observe":      observe,
+		"operator/observe":      observe.Sources,
 		"labs/checkkit":         checkkit.Sources,
 		"labs/checkkit/cluster": cluster.Sources,
 	}, nil
