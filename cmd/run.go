@@ -163,35 +163,15 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 		}()
 	}
 
-	bus := observe.NewBus()
-	out := newEventPrinter(streams, opts, record)
-	sub := bus.Subscribe(observe.DefaultBuffer)
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for e := range sub.C {
-			out.print(e)
-		}
-	}()
-
-	sess, err := session.Start(ctx, session.Options{
-		Lab: opts.Lab, Set: opts.setText(), Kubeconfig: opts.Kubeconfig, Context: opts.Context, Bus: bus,
-		SetupLog: streams.ErrOut,
-		Progress: func(step string, took time.Duration) {
-			fmt.Fprintf(streams.ErrOut, "lab run: %s (%s)\n", step, took.Round(time.Millisecond))
-		},
-	})
+	sess, err := startPrintedSession(ctx, streams, opts, record, opts.setText(), "lab run")
 	if err != nil {
-		bus.Close()
-		<-printed
 		return err
 	}
+	out, sub := sess.out, sess.sub
 	fmt.Fprintf(streams.ErrOut, "lab run: lab %s, scenario %s, namespace %s on %s\n", opts.Lab, opts.Scenario, sess.Namespace, sess.Host)
 
-	runErr := drive(ctx, streams, opts, scen, sess, out)
-	closeErr := sess.Close()
-	bus.Close()
-	<-printed
+	runErr := drive(ctx, streams, opts, scen, sess.Session, out)
+	closeErr := sess.close()
 	if n := sub.Dropped(); n > 0 {
 		fmt.Fprintf(streams.ErrOut, "lab run: %d events were dropped (output could not keep up)\n", n)
 	}
@@ -323,4 +303,49 @@ func (p *eventPrinter) finish() error {
 		return fmt.Errorf("write events: %w", p.writeErr)
 	}
 	return nil
+}
+
+// printedSession is a session whose events a printer goroutine writes out.
+type printedSession struct {
+	*session.Session
+	out     *eventPrinter
+	sub     *observe.Subscription
+	bus     *observe.Bus
+	printed chan struct{}
+}
+
+// startPrintedSession starts printing the bus's events, then the session;
+// progress lines carry the command's name (e.g. "lab run").
+func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOptions, record io.Writer, setText, prefix string) (*printedSession, error) {
+	p := &printedSession{bus: observe.NewBus(), printed: make(chan struct{})}
+	p.out = newEventPrinter(streams, runOpts, record)
+	p.sub = p.bus.Subscribe(observe.DefaultBuffer)
+	go func() {
+		defer close(p.printed)
+		for e := range p.sub.C {
+			p.out.print(e)
+		}
+	}()
+	sess, err := session.Start(ctx, session.Options{
+		Lab: runOpts.Lab, Set: setText, Kubeconfig: runOpts.Kubeconfig, Context: runOpts.Context, Bus: p.bus,
+		SetupLog: streams.ErrOut,
+		Progress: func(step string, took time.Duration) {
+			fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, step, took.Round(time.Millisecond))
+		},
+	})
+	if err != nil {
+		p.bus.Close()
+		<-p.printed
+		return nil, err
+	}
+	p.Session = sess
+	return p, nil
+}
+
+// close stops the session, then lets the printer drain every event.
+func (p *printedSession) close() error {
+	err := p.Session.Close()
+	p.bus.Close()
+	<-p.printed
+	return err
 }

@@ -109,40 +109,21 @@ func runStart(ctx context.Context, streams IOStreams, opts StartOptions) error {
 // startPlain runs the lab like `lab run --format text` with no scenario:
 // the sample object is created and the events print until interrupted.
 func startPlain(ctx context.Context, streams IOStreams, opts StartOptions) error {
-	runOpts := RunOptions{Lab: opts.Lab, Format: formatText, Set: opts.Set, Color: opts.TTY && os.Getenv("NO_COLOR") == ""}
-	bus := observe.NewBus()
-	out := newEventPrinter(streams, runOpts, nil)
-	sub := bus.Subscribe(observe.DefaultBuffer)
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for e := range sub.C {
-			out.print(e)
-		}
-	}()
-	sess, err := session.Start(ctx, session.Options{
-		Lab: opts.Lab, Set: opts.setText(), Kubeconfig: opts.Kubeconfig, Context: opts.Context, Bus: bus,
-		SetupLog: streams.ErrOut,
-		Progress: func(step string, took time.Duration) {
-			fmt.Fprintf(streams.ErrOut, "lab start: %s (%s)\n", step, took.Round(time.Millisecond))
-		},
-	})
+	runOpts := RunOptions{Lab: opts.Lab, Format: formatText, Set: opts.Set, Kubeconfig: opts.Kubeconfig, Context: opts.Context,
+		Color: opts.TTY && os.Getenv("NO_COLOR") == ""}
+	sess, err := startPrintedSession(ctx, streams, runOpts, nil, opts.setText(), "lab start")
 	if err != nil {
-		bus.Close()
-		<-printed
 		return err
 	}
-	objects := newLabObjects(sess)
+	objects := newLabObjects(sess.Session)
 	key, err := objects.create(ctx)
 	if err == nil {
 		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, key)
 		<-ctx.Done()
 		fmt.Fprintln(streams.ErrOut, "lab start: stopping")
 	}
-	closeErr := sess.Close()
-	bus.Close()
-	<-printed
-	if werr := out.finish(); werr != nil && err == nil {
+	closeErr := sess.close()
+	if werr := sess.out.finish(); werr != nil && err == nil {
 		err = werr
 	}
 	return errors.Join(err, closeErr)
