@@ -55,7 +55,7 @@ run: setup ## Start the lab (LAB=3.1 or LAB=4.4)
 .PHONY: test
 test: setup test-deps ## Run every test against a real control plane (provisions it first), then the concurrent parts under -race
 	KUBEBUILDER_ASSETS="$$($(BIN) setup --print-path)" $(GO_TEST) $(TEST_FLAGS) ./...
-	KUBEBUILDER_ASSETS="$$($(BIN) setup --print-path)" $(GO_TEST) $(TEST_FLAGS) -race ./operator/... ./internal/tui/... ./internal/controlplane/
+	KUBEBUILDER_ASSETS="$$($(BIN) setup --print-path)" $(GO_TEST) $(TEST_FLAGS) -race ./operator/... ./internal/tui/... ./internal/controlplane/ ./internal/learnerctl/
 
 .PHONY: bench
 bench: setup ## Run the benchmarks (control plane, events, UI, checker)

@@ -12,6 +12,7 @@ import (
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
+	"github.com/operator-lab/lab/labs/runkit"
 	"github.com/operator-lab/lab/labs/workspace"
 	"github.com/operator-lab/lab/operator/observe"
 )
@@ -33,25 +34,48 @@ func supportPackages() (map[string]fs.FS, error) {
 		"operator/observe":      observe.Sources,
 		"labs/checkkit":         checkkit.Sources,
 		"labs/checkkit/cluster": cluster.Sources,
+		"labs/runkit":           runkit.Sources,
 	}, nil
 }
 
+// addedFile is a file lab adds to the private build: path relative to the
+// build folder, and how to read it.
+type addedFile struct {
+	path string
+	read func() ([]byte, error)
+}
+
+// checkFiles are the hidden checks of the given exercises.
+func checkFiles(exercises []*labs.Exercise) []addedFile {
+	var out []addedFile
+	for _, e := range exercises {
+		for _, c := range e.Checks {
+			out = append(out, addedFile{c, func() ([]byte, error) {
+				b, err := e.CheckFile(c)
+				if err != nil {
+					return nil, fmt.Errorf("exercise %s: read check %s: %w", e.ID, c, err)
+				}
+				return b, nil
+			}})
+		}
+	}
+	return out
+}
+
 // prepare builds the private copy of the workspace in buildDir: the
-// learner's files without any test files, the hidden checks of the given
-// exercises, the support module, and a go.mod that points at it.
-func prepare(lab *labs.Lab, workspaceDir, buildDir string, exercises []*labs.Exercise) error {
+// learner's files without any test files, the added files (hidden checks,
+// a runner program), the support module, and a go.mod that points at it.
+func prepare(lab *labs.Lab, workspaceDir, buildDir string, added []addedFile) error {
 	if err := copyWorkspace(workspaceDir, buildDir); err != nil {
 		return err
 	}
-	for _, e := range exercises {
-		for _, c := range e.Checks {
-			b, err := e.CheckFile(c)
-			if err != nil {
-				return fmt.Errorf("exercise %s: read check %s: %w", e.ID, c, err)
-			}
-			if err := writeFile(filepath.Join(buildDir, filepath.FromSlash(c)), b); err != nil {
-				return err
-			}
+	for _, f := range added {
+		b, err := f.read()
+		if err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(buildDir, filepath.FromSlash(f.path)), b); err != nil {
+			return err
 		}
 	}
 	pkgs, err := supportPackages()

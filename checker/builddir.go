@@ -10,19 +10,25 @@ import (
 	"syscall"
 )
 
+// CacheRoot is the folder every workspace's private build lives under:
+// <user cache>/lab/check.
+func CacheRoot() string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return filepath.Join(cache, "lab", "check")
+}
+
 // buildDirOf returns the private build folder of a workspace:
-// <user cache>/lab/check/<folder name>-<hash of its path>.
+// <CacheRoot>/<folder name>-<hash of its path>.
 func buildDirOf(workspaceDir string) (string, error) {
 	abs, err := filepath.Abs(workspaceDir)
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", workspaceDir, err)
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(cache, "lab", "check", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6])), nil
+	return filepath.Join(CacheRoot(), filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6])), nil
 }
 
 // lockBuildDir returns the private build folder of a workspace, emptied,
@@ -31,10 +37,16 @@ func buildDirOf(workspaceDir string) (string, error) {
 // by hand). The folders are stable per workspace on purpose: the go build
 // cache keys compiled packages by their folder, and `go test -c` relinks
 // only binaries that are out of date.
-func lockBuildDir(workspaceDir string) (dir, binDir string, unlock func(), err error) {
+//
+// purpose tells apart the builds of one workspace that may run at once: ""
+// for checks, "runner" for `lab start --mine`.
+func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func(), err error) {
 	dir, err = buildDirOf(workspaceDir)
 	if err != nil {
 		return "", "", nil, err
+	}
+	if purpose != "" {
+		dir += "-" + purpose
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", "", nil, fmt.Errorf("create build folder: %w", err)
@@ -68,17 +80,38 @@ func lockBuildDir(workspaceDir string) (dir, binDir string, unlock func(), err e
 	return dir, binDir, unlock, nil
 }
 
-// RemoveBuildFiles deletes what checks of a workspace keep between runs:
-// the build folder and the test binaries (a few hundred MB). The next check
+// BuildFiles lists what checks and `lab start --mine` keep of a workspace
+// between runs: the build folders, the binaries (a few hundred MB) and
+// their locks. Some may not exist.
+func BuildFiles(workspaceDir string) ([]string, error) {
+	dir, err := buildDirOf(workspaceDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range []string{dir, dir + "-" + runnerPurpose} {
+		out = append(out, d, d+".bin", d+".lock")
+	}
+	return out, nil
+}
+
+// RemoveBuildFiles deletes the workspace's BuildFiles. The next check
 // rebuilds them.
 func RemoveBuildFiles(workspaceDir string) error {
-	dir, err := buildDirOf(workspaceDir)
+	paths, err := BuildFiles(workspaceDir)
 	if err != nil {
 		return err
 	}
-	lockErr := os.Remove(dir + ".lock")
-	if errors.Is(lockErr, os.ErrNotExist) {
-		lockErr = nil
+	var errs []error
+	for _, p := range paths {
+		errs = append(errs, ignoreMissing(os.RemoveAll(p)))
 	}
-	return errors.Join(os.RemoveAll(dir), os.RemoveAll(dir+".bin"), lockErr)
+	return errors.Join(errs...)
+}
+
+func ignoreMissing(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }

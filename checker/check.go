@@ -105,7 +105,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
 
-	buildDir, binDir, unlock, err := lockBuildDir(opts.Dir)
+	buildDir, binDir, unlock, err := lockBuildDir(opts.Dir, "")
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 		// the build cache warm; in between it only takes disk space.
 		defer os.RemoveAll(buildDir)
 	}
-	if err := prepare(opts.Lab, opts.Dir, buildDir, exercises); err != nil {
+	if err := prepare(opts.Lab, opts.Dir, buildDir, checkFiles(exercises)); err != nil {
 		return nil, err
 	}
 

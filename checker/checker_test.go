@@ -3,12 +3,9 @@ package checker_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
@@ -121,25 +119,13 @@ func solutionWith(t *testing.T, lab *labs.Lab, file, old, new string) string {
 }
 
 // snapshot hashes every file in dir.
-func snapshot(t *testing.T, dir string) map[string][32]byte {
+func snapshot(t *testing.T, dir string) labtest.Snapshot {
 	t.Helper()
-	out := map[string][32]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = sha256.Sum256(b)
-		return nil
-	})
+	snap, err := labtest.TakeSnapshot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return snap
 }
 
 func check(t *testing.T, opts checker.Options) *checker.Report {
@@ -155,31 +141,10 @@ func check(t *testing.T, opts checker.Options) *checker.Report {
 	var human strings.Builder
 	_ = report.WriteHuman(&human, checker.HumanOptions{})
 	t.Logf("report:\n%s", human.String())
-	if after := snapshot(t, opts.Dir); !equalSnapshots(before, after) {
-		t.Errorf("the check changed the workspace: before %v, after %v", keys(before), keys(after))
+	if changes := before.Changes(snapshot(t, opts.Dir)); len(changes) > 0 {
+		t.Errorf("the check changed the workspace: %v", changes)
 	}
 	return report
-}
-
-func equalSnapshots(a, b map[string][32]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-func keys(m map[string][32]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func result(t *testing.T, r *checker.Report, id string) *checker.Result {

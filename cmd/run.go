@@ -163,7 +163,8 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 		}()
 	}
 
-	sess, err := startPrintedSession(ctx, streams, opts, record, opts.setText(), "lab run")
+	sess, err := startPrintedSession(ctx, streams, opts, record,
+		liveLabOptions{Lab: opts.Lab, Set: opts.setText(), Kubeconfig: opts.Kubeconfig, Context: opts.Context}, "lab run")
 	if err != nil {
 		return err
 	}
@@ -305,9 +306,9 @@ func (p *eventPrinter) finish() error {
 	return nil
 }
 
-// printedSession is a session whose events a printer goroutine writes out.
+// printedSession is a running lab whose events a printer goroutine writes out.
 type printedSession struct {
-	*session.Session
+	*liveLab
 	out     *eventPrinter
 	sub     *observe.Subscription
 	bus     *observe.Bus
@@ -316,7 +317,7 @@ type printedSession struct {
 
 // startPrintedSession starts printing the bus's events, then the session;
 // progress lines carry the command's name (e.g. "lab run").
-func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOptions, record io.Writer, setText, prefix string) (*printedSession, error) {
+func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOptions, record io.Writer, live liveLabOptions, prefix string) (*printedSession, error) {
 	p := &printedSession{bus: observe.NewBus(), printed: make(chan struct{})}
 	p.out = newEventPrinter(streams, runOpts, record)
 	p.sub = p.bus.Subscribe(observe.DefaultBuffer)
@@ -326,25 +327,23 @@ func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOpti
 			p.out.print(e)
 		}
 	}()
-	sess, err := session.Start(ctx, session.Options{
-		Lab: runOpts.Lab, Set: setText, Kubeconfig: runOpts.Kubeconfig, Context: runOpts.Context, Bus: p.bus,
-		SetupLog: streams.ErrOut,
-		Progress: func(step string, took time.Duration) {
-			fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, step, took.Round(time.Millisecond))
-		},
-	})
+	live.Bus, live.SetupLog = p.bus, streams.ErrOut
+	live.Progress = func(step string, took time.Duration) {
+		fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, step, took.Round(time.Millisecond))
+	}
+	lab, err := startLiveLab(ctx, live)
 	if err != nil {
 		p.bus.Close()
 		<-p.printed
 		return nil, err
 	}
-	p.Session = sess
+	p.liveLab = lab
 	return p, nil
 }
 
 // close stops the session, then lets the printer drain every event.
 func (p *printedSession) close() error {
-	err := p.Session.Close()
+	err := p.liveLab.Close()
 	p.bus.Close()
 	<-p.printed
 	return err

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -46,14 +47,21 @@ type StartOptions struct {
 	// TTY says whether the streams are a terminal; the command decides it
 	// from stdout, tests set it.
 	TTY bool
+	// Dir is the learner's workspace (default ./lab-LAB), created if absent.
+	Dir string
+	// Mine runs the learner's own controller, built from the workspace,
+	// instead of the reference operator.
+	Mine bool
 }
 
 func newStartCmd(streams IOStreams) *cobra.Command {
 	var opts StartOptions
 	c := &cobra.Command{
 		Use:   "start 3.1|4.4",
-		Short: "Start a lab: a control plane, the reference operator, and a live view of it",
-		Long: `start brings up a control plane (reusing a running ` + "`lab env up`" + `), runs the
+		Short: "Start a lab: your workspace, a control plane, the reference operator, and a live view of it",
+		Long: `start first creates the lab's workspace if it is absent (like ` + "`lab init`" + `; --dir,
+default ./lab-LAB; an existing one is never changed). Then it brings up a
+control plane (reusing a running ` + "`lab env up`" + `), runs the
 lab's reference operator in a namespace of its own, creates a sample object
 (a HelloWorld for 3.1, a Database for 4.4) and opens a live terminal view:
 each reconcile as a sequence across Watch → Queue → Reconcile → Client → API,
@@ -63,13 +71,21 @@ objects and step through reconciles one at a time; ? lists them all.
 
 L opens the lab's lesson beside the live operator (--lang, else LAB_LANG,
 else the locale); in a section that has a demo, w shows it on the operator.
+x lists the workspace's exercises with your progress; it updates whenever
+` + "`lab check`" + ` runs in another terminal.
+
+With --mine, your own controller runs instead of the reference one: lab
+builds the exercise it names (3.1: results, 4.4: together) from your
+workspace with the observation layer, so the view shows what *your* code
+makes the queue do. The world around it is simulated; e changes it.
 
 Not on a terminal, or with --plain, it prints the same event stream as
 ` + "`lab run --format text`" + ` until interrupted.`,
 		Example: `  lab start 4.4
   lab start 3.1 --set requeue=error,timescale=10
   lab start 4.4 --lang ru
-  lab start 4.4 --plain | less`,
+  lab start 4.4 --plain | less
+  lab start 3.1 --mine --dir ~/work/lab-3.1`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Lab = args[0]
@@ -83,6 +99,8 @@ Not on a terminal, or with --plain, it prints the same event stream as
 	f.StringVar(&opts.Lang, "lang", "", "language of the lesson pane: en or ru (default: $LAB_LANG, else the locale)")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "use the cluster of this kubeconfig instead of a local control plane")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context to use (implies an existing cluster)")
+	f.StringVar(&opts.Dir, "dir", "", "your workspace folder, created if absent (default ./lab-LAB)")
+	f.BoolVar(&opts.Mine, "mine", false, "run your own controller from the workspace instead of the reference operator")
 	return c
 }
 
@@ -100,26 +118,53 @@ func runStart(ctx context.Context, streams IOStreams, opts StartOptions) error {
 		return err
 	}
 	opts.Lang = lang
-	if opts.Plain || !opts.TTY {
-		return startPlain(ctx, streams, opts)
+	if opts.Mine && len(opts.Set) > 0 {
+		return errors.New("--set changes the reference operator; with --mine your code makes those choices (press e in the view to change the simulated world)")
 	}
-	return startTUI(ctx, streams, opts)
+	ws, err := openOrCreateWorkspace(opts.Lab, opts.Dir, lang)
+	if err != nil {
+		return err
+	}
+	if opts.Plain || !opts.TTY {
+		err = startPlain(ctx, streams, opts, ws)
+	} else {
+		err = startTUI(ctx, streams, opts, ws)
+	}
+	var compile *checker.CompileError
+	if errors.As(err, &compile) {
+		// The view had room for the first error only: show them all.
+		fmt.Fprintf(streams.ErrOut, "go build says:\n%s\n", compile.Message)
+	}
+	return err
+}
+
+// liveOptions are the options of the lab this start runs.
+func (o StartOptions) liveOptions(ws *startWorkspace) liveLabOptions {
+	l := liveLabOptions{Lab: o.Lab, Set: o.setText(), Kubeconfig: o.Kubeconfig, Context: o.Context}
+	if o.Mine {
+		l.Mine = ws
+	}
+	return l
 }
 
 // startPlain runs the lab like `lab run --format text` with no scenario:
 // the sample object is created and the events print until interrupted.
-func startPlain(ctx context.Context, streams IOStreams, opts StartOptions) error {
+func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *startWorkspace) error {
+	fmt.Fprintf(streams.ErrOut, "lab start: workspace %s; edit the exercises there, then run `lab check`\n", ws.describe())
 	runOpts := RunOptions{Lab: opts.Lab, Format: formatText, Set: opts.Set, Kubeconfig: opts.Kubeconfig, Context: opts.Context,
 		Color: opts.TTY && os.Getenv("NO_COLOR") == ""}
-	sess, err := startPrintedSession(ctx, streams, runOpts, nil, opts.setText(), "lab start")
+	sess, err := startPrintedSession(ctx, streams, runOpts, nil, opts.liveOptions(ws), "lab start")
 	if err != nil {
 		return err
 	}
-	objects := newLabObjects(sess.Session)
-	key, err := objects.create(ctx)
+	key, err := sess.objects.create(ctx)
 	if err == nil {
-		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, key)
-		<-ctx.Done()
+		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, whoseController(opts, ws), key)
+		select {
+		case <-ctx.Done():
+		case <-sess.exited():
+			err = sess.mine.Err()
+		}
 		fmt.Fprintln(streams.ErrOut, "lab start: stopping")
 	}
 	closeErr := sess.close()
@@ -132,13 +177,15 @@ func startPlain(ctx context.Context, streams IOStreams, opts StartOptions) error
 // startTUI shows the start-up screen while the lab comes up, then the live
 // view; quitting it stops the operator, removes the namespace and stops a
 // private control plane.
-func startTUI(ctx context.Context, streams IOStreams, opts StartOptions) error {
+func startTUI(ctx context.Context, streams IOStreams, opts StartOptions, ws *startWorkspace) error {
 	title := labTitle(opts.Lab)
-	kind := sampleKind(opts.Lab)
+	kind := sampleKind(opts, ws)
+	exercises := ws.exercisesMsg(opts.Lang)
 	model := tui.New(tui.Options{
-		Header:  tui.Header{Lab: opts.Lab, Title: title},
-		Startup: plannedSteps(opts, kind),
-		Lang:    opts.Lang,
+		Header:    tui.Header{Lab: opts.Lab, Title: title, Operator: operatorLabel(opts, ws)},
+		Startup:   plannedSteps(opts, kind),
+		Lang:      opts.Lang,
+		Exercises: &exercises,
 	})
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
 		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
@@ -146,23 +193,24 @@ func startTUI(ctx context.Context, streams IOStreams, opts StartOptions) error {
 	startCtx, cancelStart := context.WithCancel(ctx)
 	defer cancelStart()
 	type started struct {
-		sess *session.Session
-		err  error
+		lab *liveLab
+		err error
 	}
 	done := make(chan started, 1)
 	go func() {
-		sess, err := bringUp(startCtx, p, opts, title, kind)
-		done <- started{sess, err}
+		lab, err := bringUp(startCtx, p, opts, ws, title, kind)
+		done <- started{lab, err}
 	}()
+	go ws.watchProgress(startCtx, opts.Lang, func(m tui.ExercisesMsg) { p.Send(m) })
 
 	_, runErr := p.Run()
 	cancelStart()
 	up := <-done
 	var closeErr error
-	if up.sess != nil {
+	if up.lab != nil {
 		fmt.Fprintln(streams.ErrOut, "lab start: stopping the operator and the control plane…")
-		closeErr = up.sess.Close()
-		up.sess.Bus.Close()
+		closeErr = up.lab.Close()
+		up.lab.Bus.Close()
 	}
 	if errors.Is(runErr, tea.ErrProgramKilled) || errors.Is(runErr, context.Canceled) {
 		runErr = nil // interrupted: a normal way to stop
@@ -176,50 +224,78 @@ func startTUI(ctx context.Context, streams IOStreams, opts StartOptions) error {
 
 // bringUp starts the session and the sample object, reporting each step to
 // the start-up screen, then hands the live view its events and controls.
-func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, title, kind string) (*session.Session, error) {
+func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWorkspace, title, kind string) (*liveLab, error) {
+	p.Send(tui.StepDoneMsg{Step: stepWorkspace, Took: ws.Took, Detail: ws.describe()})
 	bus := observe.NewBus()
 	// Subscribe before anything runs, so the view sees the first events too.
 	sub := bus.Subscribe(observe.DefaultBuffer)
-	gate := observe.NewGate()
-	sess, err := session.Start(ctx, session.Options{
-		Lab: opts.Lab, Set: opts.setText(), Kubeconfig: opts.Kubeconfig, Context: opts.Context,
-		Bus: bus, Gate: gate,
-		SetupLog: &stepLog{p: p, step: controlplane.StepBinaries},
-		Progress: func(step string, took time.Duration) { reportStep(p, step, took) },
-	})
+	live := opts.liveOptions(ws)
+	live.Bus, live.Gate = bus, observe.NewGate()
+	live.SetupLog = &stepLog{p: p, step: controlplane.StepBinaries}
+	live.Progress = func(step string, took time.Duration) { reportStep(p, step, took) }
+	if opts.Mine {
+		p.Send(tui.StepDetailMsg{Step: stepBuildMine, Detail: "go build in a private copy of " + displayDir(ws.Dir)})
+	}
+	lab, err := startLiveLab(ctx, live)
 	if err != nil {
 		p.Send(tui.StartFailedMsg{Err: err})
 		return nil, err
 	}
-	controls := &liveControls{sess: sess, gate: gate, objects: newLabObjects(sess)}
+	controls := &liveControls{operatorDriver: lab.driver, objects: lab.objects}
 	t := time.Now()
 	key, err := controls.objects.create(ctx)
 	step := "sample " + kind
 	if err != nil {
 		p.Send(tui.StepDoneMsg{Step: step, Err: err})
-		return sess, err
+		return lab, err
 	}
 	p.Send(tui.StepDoneMsg{Step: step, Took: time.Since(t), Detail: key})
 	p.Send(tui.ReadyMsg{
-		Header: tui.Header{Lab: opts.Lab, Title: title, KubernetesVersion: serverVersionOf(sess),
-			Address: sess.Host, Started: time.Now(), Namespace: sess.Namespace},
+		Header: tui.Header{Lab: opts.Lab, Title: title, KubernetesVersion: serverVersionOf(lab.Session),
+			Address: lab.Host, Started: time.Now(), Namespace: lab.Namespace, Operator: operatorLabel(opts, ws)},
 		Controls: controls,
 		Events:   sub.C,
 		Dropped:  sub.Dropped,
 	})
-	return sess, nil
+	go lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) })
+	return lab, nil
+}
+
+// stepWorkspace is the first start-up step: the learner's workspace.
+const stepWorkspace = "workspace"
+
+// operatorLabel is what the header says about whose controller runs.
+func operatorLabel(opts StartOptions, ws *startWorkspace) string {
+	if !opts.Mine {
+		return ""
+	}
+	return whoseController(opts, ws)
+}
+
+// whoseController names the controller that runs.
+func whoseController(opts StartOptions, ws *startWorkspace) string {
+	if !opts.Mine {
+		return "reference operator"
+	}
+	return fmt.Sprintf("your controller (%s/)", ws.Lab.Runner.Exercise)
 }
 
 // plannedSteps are the start-up steps shown before they happen.
 func plannedSteps(opts StartOptions, kind string) []string {
+	head := []string{stepWorkspace}
 	tail := []string{controlplane.StepCRDs, "namespace", "operator", "sample " + kind}
+	if opts.Mine {
+		head = append(head, stepBuildMine)
+		tail = []string{controlplane.StepCRDs, "namespace", stepRunMine, "sample " + kind}
+	}
 	switch {
 	case opts.Kubeconfig != "" || opts.Context != "":
-		return tail
 	case sharedControlPlaneRunning():
-		return append([]string{controlplane.StepReuse}, tail...)
+		head = append(head, controlplane.StepReuse)
+	default:
+		head = append(head, controlplane.StepBinaries, controlplane.StepEtcd, controlplane.StepAPIServer)
 	}
-	return append([]string{controlplane.StepBinaries, controlplane.StepEtcd, controlplane.StepAPIServer}, tail...)
+	return append(head, tail...)
 }
 
 func sharedControlPlaneRunning() bool {
@@ -283,19 +359,28 @@ func labTitle(id string) string {
 	return ""
 }
 
-func sampleKind(lab string) string {
-	if lab == operator.Lab31 {
+func sampleKind(opts StartOptions, ws *startWorkspace) string {
+	switch {
+	case opts.Mine:
+		return ws.Lab.Runner.Sample.Kind
+	case opts.Lab == operator.Lab31:
 		return "HelloWorld"
 	}
 	return "Database"
 }
 
-// liveControls is what the live view drives: the session's switches, the
-// step-through gate and the lab's objects.
+// liveControls is what the live view drives: the running controller's
+// switches and step-through gate, and the lab's objects.
 type liveControls struct {
-	sess    *session.Session
-	gate    *observe.Gate
+	operatorDriver
 	objects *labObjects
+}
+
+// referenceDriver drives the reference operator: the session's switches
+// and the gate its reconciler waits at.
+type referenceDriver struct {
+	sess *session.Session
+	gate *observe.Gate
 }
 
 // switchOrder is the order the header shows the switches in; flakiness and
@@ -306,8 +391,8 @@ var switchOrder = []string{switches.NameRequeue, switches.NameBackoff, switches.
 // timescaleSteps are the values + and - move between.
 var timescaleSteps = []float64{0.5, 1, 2, 5, 10, 20, 50, 100}
 
-func (c *liveControls) Switches() []tui.Switch {
-	values := c.sess.Switches.Get()
+func (d *referenceDriver) Switches() []tui.Switch {
+	values := d.sess.Switches.Get()
 	valid := map[string][]string{}
 	for _, info := range switches.All() {
 		valid[info.Name] = info.Valid
@@ -346,12 +431,14 @@ func timescaleOptions(current float64) []string {
 	return out
 }
 
-func (c *liveControls) SetSwitch(name, value string) error { return c.sess.Switches.Set(name, value) }
-func (c *liveControls) Pause()                             { c.gate.Pause() }
-func (c *liveControls) Resume()                            { c.gate.Resume() }
-func (c *liveControls) Step()                              { c.gate.Step() }
-func (c *liveControls) Paused() bool                       { return c.gate.Paused() }
-func (c *liveControls) Waiting() int                       { return c.gate.Waiting() }
+func (d *referenceDriver) SetSwitch(name, value string) error {
+	return d.sess.Switches.Set(name, value)
+}
+func (d *referenceDriver) Pause()       { d.gate.Pause() }
+func (d *referenceDriver) Resume()      { d.gate.Resume() }
+func (d *referenceDriver) Step()        { d.gate.Step() }
+func (d *referenceDriver) Paused() bool { return d.gate.Paused() }
+func (d *referenceDriver) Waiting() int { return d.gate.Waiting() }
 
 func (c *liveControls) CreateObject(ctx context.Context) (string, error) {
 	return c.objects.create(ctx)
@@ -369,16 +456,30 @@ func (c *liveControls) Delete(ctx context.Context, key string) error {
 	return c.objects.delete(ctx, key)
 }
 
+// sampleMaker makes and changes the objects of one controller's kind.
+type sampleMaker interface {
+	// newObject is the n-th sample in namespace; invalid makes one whose
+	// spec the controller must give up on. message says what is special.
+	newObject(namespace string, n int, invalid bool) (obj client.Object, message string, err error)
+	// empty is an object of the kind to read into.
+	empty() client.Object
+	// change makes one spec change (a new generation) and says what it was.
+	change(obj client.Object) (string, error)
+}
+
 // labObjects creates, changes and deletes the lab's sample objects in the
 // session namespace, announcing each action as a scenario event so the
 // stream says what the learner did.
 type labObjects struct {
-	sess *session.Session
-	mu   sync.Mutex
-	made int
+	sess    *session.Session
+	samples sampleMaker
+	mu      sync.Mutex
+	made    int
 }
 
-func newLabObjects(sess *session.Session) *labObjects { return &labObjects{sess: sess} }
+func newLabObjects(sess *session.Session, samples sampleMaker) *labObjects {
+	return &labObjects{sess: sess, samples: samples}
+}
 
 func (o *labObjects) announce(op, key, message string) {
 	o.sess.Bus.Emit(observe.Event{Kind: observe.KindScenario, Name: "you", Op: op, Key: key, Message: message})
@@ -390,10 +491,8 @@ func (o *labObjects) create(ctx context.Context) (string, error) {
 	return o.createNext(ctx, false)
 }
 
-// createInvalid makes the next sample object with a spec the operator
-// rejects for good, as `lab run`'s permanent-error scenario does: a
-// HelloWorld counting past the limit, a Database whose storage is not a
-// quantity.
+// createInvalid makes the next sample object with a spec the controller
+// rejects for good, as `lab run`'s permanent-error scenario does.
 func (o *labObjects) createInvalid(ctx context.Context) (string, error) {
 	return o.createNext(ctx, true)
 }
@@ -403,29 +502,9 @@ func (o *labObjects) createNext(ctx context.Context, invalid bool) (string, erro
 	o.made++
 	n := o.made
 	o.mu.Unlock()
-	var obj client.Object
-	message := ""
-	if o.sess.Lab == operator.Lab31 {
-		hw := &v1alpha1.HelloWorld{
-			ObjectMeta: metav1.ObjectMeta{Name: numbered("hello", n), Namespace: o.sess.Namespace},
-			Spec:       v1alpha1.HelloWorldSpec{Message: "Hello, world", Count: 1},
-		}
-		if invalid {
-			hw.Spec.Count = v1alpha1.MaxHelloCount + 1
-			message = fmt.Sprintf("count %d > %d", hw.Spec.Count, v1alpha1.MaxHelloCount)
-		}
-		obj = hw
-	} else {
-		name := numbered("orders", n)
-		db := &v1alpha1.Database{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.sess.Namespace},
-			Spec:       v1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: name, Username: "app", Storage: "1Gi"},
-		}
-		if invalid {
-			db.Spec.Storage = "lots"
-			message = `storage "lots"`
-		}
-		obj = db
+	obj, message, err := o.samples.newObject(o.sess.Namespace, n, invalid)
+	if err != nil {
+		return "", err
 	}
 	key := o.sess.Namespace + "/" + obj.GetName()
 	o.announce("create", key, message)
@@ -435,41 +514,23 @@ func (o *labObjects) createNext(ctx context.Context, invalid bool) (string, erro
 	return key, nil
 }
 
-func numbered(base string, n int) string {
-	if n == 1 {
-		return base
-	}
-	return fmt.Sprintf("%s-%d", base, n)
-}
-
-// update changes the object's spec n times in a row (each a new generation):
-// a Database's replicas cycle 1→2→3, a HelloWorld's count goes up.
+// update changes the object's spec n times in a row (each a new generation).
 func (o *labObjects) update(ctx context.Context, key string, n int) error {
 	nn, err := objectKey(key)
 	if err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {
-		var obj client.Object
-		var change func() string
-		if o.sess.Lab == operator.Lab31 {
-			hw := &v1alpha1.HelloWorld{}
-			obj, change = hw, func() string {
-				hw.Spec.Count = hw.Spec.Count%10 + 1
-				return fmt.Sprintf("count → %d", hw.Spec.Count)
-			}
-		} else {
-			db := &v1alpha1.Database{}
-			obj, change = db, func() string {
-				db.Spec.Replicas = db.Spec.Replicas%3 + 1
-				return fmt.Sprintf("replicas → %d", db.Spec.Replicas)
-			}
-		}
+		obj := o.samples.empty()
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			if err := o.sess.Client.Get(ctx, nn, obj); err != nil {
 				return err
 			}
-			o.announce("update", key, change())
+			what, err := o.samples.change(obj)
+			if err != nil {
+				return err
+			}
+			o.announce("update", key, what)
 			return o.sess.Client.Update(ctx, obj)
 		})
 		if err != nil {
@@ -484,10 +545,7 @@ func (o *labObjects) delete(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	var obj client.Object = &v1alpha1.Database{}
-	if o.sess.Lab == operator.Lab31 {
-		obj = &v1alpha1.HelloWorld{}
-	}
+	obj := o.samples.empty()
 	obj.SetNamespace(nn.Namespace)
 	obj.SetName(nn.Name)
 	o.announce("delete", key, "")
@@ -495,6 +553,64 @@ func (o *labObjects) delete(ctx context.Context, key string) error {
 		return fmt.Errorf("delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// referenceSamples are the reference operator's objects: HelloWorlds
+// (3.1) and Databases (4.4).
+type referenceSamples struct{ lab string }
+
+func (r referenceSamples) newObject(namespace string, n int, invalid bool) (client.Object, string, error) {
+	message := ""
+	if r.lab == operator.Lab31 {
+		hw := &v1alpha1.HelloWorld{
+			ObjectMeta: metav1.ObjectMeta{Name: numbered("hello", n), Namespace: namespace},
+			Spec:       v1alpha1.HelloWorldSpec{Message: "Hello, world", Count: 1},
+		}
+		if invalid {
+			// Counting past the limit is refused for good.
+			hw.Spec.Count = v1alpha1.MaxHelloCount + 1
+			message = fmt.Sprintf("count %d > %d", hw.Spec.Count, v1alpha1.MaxHelloCount)
+		}
+		return hw, message, nil
+	}
+	name := numbered("orders", n)
+	db := &v1alpha1.Database{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       v1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: name, Username: "app", Storage: "1Gi"},
+	}
+	if invalid {
+		// Storage that is not a quantity is refused for good.
+		db.Spec.Storage = "lots"
+		message = `storage "lots"`
+	}
+	return db, message, nil
+}
+
+func (r referenceSamples) empty() client.Object {
+	if r.lab == operator.Lab31 {
+		return &v1alpha1.HelloWorld{}
+	}
+	return &v1alpha1.Database{}
+}
+
+// change: a Database's replicas cycle 1→2→3, a HelloWorld's count goes up.
+func (r referenceSamples) change(obj client.Object) (string, error) {
+	switch o := obj.(type) {
+	case *v1alpha1.HelloWorld:
+		o.Spec.Count = o.Spec.Count%10 + 1
+		return fmt.Sprintf("count → %d", o.Spec.Count), nil
+	case *v1alpha1.Database:
+		o.Spec.Replicas = o.Spec.Replicas%3 + 1
+		return fmt.Sprintf("replicas → %d", o.Spec.Replicas), nil
+	}
+	return "", fmt.Errorf("%s is not a sample object", obj.GetName())
+}
+
+func numbered(base string, n int) string {
+	if n == 1 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d", base, n)
 }
 
 func objectKey(key string) (client.ObjectKey, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
+	"github.com/operator-lab/lab/labs/workspace"
 	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/session"
 )
@@ -42,6 +43,7 @@ func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
 		{StartOptions{Lab: "4.4", Set: []string{"requeue=later"}}, "valid: error, requeue, after, terminal"},
 		{StartOptions{Lab: "4.4", Set: []string{"speed=11"}}, `unknown switch "speed"`},
 		{StartOptions{Lab: "4.4", Lang: "de"}, `--lang: unsupported language "de": use one of en, ru`},
+		{StartOptions{Lab: "4.4", Mine: true, Set: []string{"requeue=error"}}, "with --mine your code makes those choices"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
@@ -61,9 +63,10 @@ func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
 	runCtx, interrupt := context.WithCancel(ctx)
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
+	ws := filepath.Join(t.TempDir(), "my-lab")
 	go func() {
 		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-			StartOptions{Lab: "4.4", Set: []string{"timescale=10"}})
+			StartOptions{Lab: "4.4", Set: []string{"timescale=10"}, Dir: ws})
 	}()
 	for !strings.Contains(out.String(), "→ Ready") && ctx.Err() == nil {
 		select {
@@ -84,6 +87,12 @@ func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "created ") || !strings.Contains(errOut.String(), "/orders") {
 		t.Errorf("stderr does not name the sample object:\n%s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "workspace "+ws+" (created)") {
+		t.Errorf("stderr does not name the new workspace %s:\n%s", ws, errOut.String())
+	}
+	if id, err := workspace.Detect(ws); err != nil || id != "4.4" {
+		t.Errorf("lab start did not create a 4.4 workspace in %s: %q, %v", ws, id, err)
 	}
 	if strings.Contains(stdout, "\x1b[") {
 		t.Error("colour escapes written to a non-terminal")
@@ -175,7 +184,8 @@ func TestCreateInvalidMakesATerminalError(t *testing.T) {
 	t.Cleanup(func() { _ = second.Close() })
 	for _, sess := range []*session.Session{first, second} {
 		rec := observe.NewRecorder(sess.Bus)
-		controls := &liveControls{sess: sess, gate: observe.NewGate(), objects: newLabObjects(sess)}
+		controls := &liveControls{operatorDriver: &referenceDriver{sess: sess, gate: observe.NewGate()},
+			objects: newLabObjects(sess, referenceSamples{lab: sess.Lab})}
 		key, err := controls.CreateInvalid(ctx)
 		if err != nil {
 			t.Fatalf("lab %s: %v", sess.Lab, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -96,12 +97,13 @@ func (s *tmuxSession) panePID() int {
 // TestStartInATerminal drives `lab start 4.4` in a 120×40 tmux terminal:
 // the sample Database reaches Ready on screen, the requeue switch changes,
 // the gate pauses and steps one reconcile, the lesson pane opens and runs a
-// section's demo on the operator, q quits — and no etcd or kube-apiserver
-// is left behind.
+// section's demo on the operator, x lists the exercises of the workspace it
+// created, q quits — and no etcd or kube-apiserver is left behind.
 func TestStartInATerminal(t *testing.T) {
 	bin := labBinary(t)
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 4.4 --lang en --set timescale=10; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin)
+	ws := filepath.Join(t.TempDir(), "ws")
+	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 4.4 --lang en --set timescale=10 --dir %s; echo LAB-EXIT=$?; sleep 600",
+		t.TempDir(), bin, ws)
 	s := newTmuxSession(t, 120, 40, command)
 
 	s.waitFor(2*time.Minute, "Starting your lab")
@@ -147,6 +149,10 @@ func TestStartInATerminal(t *testing.T) {
 	screen = s.waitForMatch(30*time.Second, regexp.MustCompile(`demo external-deps: requeue=after, external=down|external system is healthy again`))
 	t.Logf("demo:\n%s", screen)
 	s.waitFor(time.Minute, "orders-3", "external=healthy")
+
+	// The exercises of the workspace lab start created, with the progress.
+	s.keys("x")
+	s.waitFor(30*time.Second, "Exercises", "0/7 passed", "1. State machine", "next ▸")
 
 	s.keys("q")
 	s.waitFor(time.Minute, "LAB-EXIT=0")

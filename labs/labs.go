@@ -35,6 +35,7 @@ const (
 	starterDir      = "_starter"
 	solutionDir     = "_solution"
 	checksDir       = "_checks"
+	runnerDir       = "_runner"
 	instructionsDir = "instructions"
 )
 
@@ -94,8 +95,46 @@ type Lab struct {
 	// gets from _common/ that belong to no exercise.
 	Common    []string    `json:"common"`
 	Exercises []*Exercise `json:"exercises"`
+	// Runner is how `lab start LAB --mine` runs the learner's own controller.
+	Runner *Runner `json:"runner"`
 
 	root fs.FS // the lab folder
+}
+
+// Runner describes the program that runs a learner's controller for
+// `lab start --mine`: a main package (in _runner/) compiled inside the
+// learner's module with the observation layer, and the sample objects the
+// live view creates for it.
+type Runner struct {
+	// Exercise is the exercise whose controller runs (the UI names it).
+	Exercise string `json:"exercise"`
+	// Program is the runner's main.go, relative to the lab folder.
+	Program string `json:"program"`
+	Sample  Sample `json:"sample"`
+}
+
+// Sample is the object the live view creates, changes and deletes for the
+// learner's controller.
+type Sample struct {
+	// Kind is one of the lab's CRD kinds.
+	Kind string `json:"kind"`
+	// Name is the first object's name; later ones are Name-2, Name-3, …
+	Name string         `json:"name"`
+	Spec map[string]any `json:"spec"`
+	// Update is the spec field an update changes: a number is incremented,
+	// text gets a new suffix.
+	Update string `json:"update"`
+	// Invalid, when set, is a spec the controller must give up on for good
+	// (the permanent-error demo).
+	Invalid map[string]any `json:"invalid,omitempty"`
+}
+
+// RunnerProgram returns the runner's main.go.
+func (l *Lab) RunnerProgram() ([]byte, error) {
+	if l.Runner == nil {
+		return nil, fmt.Errorf("lab %s has no runner for --mine", l.ID)
+	}
+	return fs.ReadFile(l.root, l.Runner.Program)
 }
 
 // Exercise is one graded exercise of a lab.
@@ -346,6 +385,22 @@ func (l *Lab) validate() error {
 				fail("%s: needs at least 2 hints in %s", who, lang)
 			}
 			declare(path.Join(instructionsDir, lang, e.ID+".md"), who)
+		}
+	}
+
+	if r := l.Runner; r != nil {
+		if _, err := l.Exercise(r.Exercise); err != nil {
+			fail("runner: %v", err)
+		}
+		if path.Dir(r.Program) != runnerDir || path.Ext(r.Program) != ".go" {
+			fail("runner: program %s must be a .go file in %s/", r.Program, runnerDir)
+		}
+		declare(r.Program, "runner")
+		if r.Sample.Kind == "" || r.Sample.Name == "" || len(r.Sample.Spec) == 0 || r.Sample.Update == "" {
+			fail("runner: sample needs kind, name, spec and update")
+		}
+		if field, ok := strings.CutPrefix(r.Sample.Update, "spec."); !ok || r.Sample.Spec[field] == nil {
+			fail("runner: sample update %q must name a field of its spec (spec.<field>)", r.Sample.Update)
 		}
 	}
 

@@ -62,6 +62,10 @@ type Header struct {
 	// Namespace is the lab session's namespace; keys in it are shown by
 	// name alone.
 	Namespace string
+	// Operator, when set, is shown as is (e.g. "your controller: results"),
+	// so the learner sees whose controller is running; the reference
+	// operator leaves it empty.
+	Operator string
 }
 
 // EventsMsg carries a batch of events into the model.
@@ -82,6 +86,13 @@ type StepStartedMsg struct{ Step string }
 // StepDetailMsg updates what a running step says about itself (for example
 // the progress of a long binary build).
 type StepDetailMsg struct{ Step, Detail string }
+
+// NoticeMsg shows a line on the status line, for news from outside the
+// event stream (the learner's controller exited, say).
+type NoticeMsg struct {
+	Text string
+	Bad  bool
+}
 
 // StartFailedMsg marks the running start-up step as failed with Err.
 type StartFailedMsg struct{ Err error }

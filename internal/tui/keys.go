@@ -38,6 +38,9 @@ type KeyMap struct {
 	ScrollUp, ScrollDown     key.Binding
 	PageUp, PageDown         key.Binding
 	Demo                     key.Binding
+
+	// Exercises opens the learner's workspace progress.
+	Exercises key.Binding
 }
 
 // DefaultKeyMap is the live key map.
@@ -84,6 +87,8 @@ func DefaultKeyMap() KeyMap {
 		PageDown:    b([]string{"pgdown"}, "pgdn", "page down"),
 		Demo:        b([]string{"w"}, "w", "see this"),
 
+		Exercises: b([]string{"x"}, "x", "exercises"),
+
 		Help:       b([]string{"?"}, "?", "all keys"),
 		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
 		CloseLayer: b([]string{"esc"}, "esc", "close"),
@@ -94,42 +99,44 @@ func DefaultKeyMap() KeyMap {
 // by help key and short description where one key means different things
 // in different modes); the footer uses the short descriptions.
 var longHelp = map[string]string{
-	"r":               "requeue: error→requeue→after→terminal",
-	"b":               "circuit breaker on/off",
-	"l":               "rate limiter on/off",
-	"e":               "cycle the external system's health",
-	"o":               "backoff: rate limiter or lesson 5s·2ⁿ",
-	"+":               "timescale up (operator delays faster)",
-	"-":               "timescale down",
-	"c":               "create another object",
-	"u":               "change the selected object's spec",
-	"m":               "burst: 5 quick spec changes",
-	"d":               "delete the selected object",
-	"p":               "pause/resume: gate before each reconcile",
-	"s":               "step: let one reconcile through",
-	"tab":             "next pane (panes sharing a slot)",
-	"shift+tab":       "previous pane",
-	"↑/k":             "select previous object",
-	"↓/j":             "select next object",
-	"[":               "previous (older) reconcile",
-	"]":               "next (newer) reconcile",
-	"f":               "sequence: follow the latest",
-	"←":               "one event back",
-	"→":               "one event forward",
-	"g":               "start of the trace",
-	"G":               "end of the trace",
-	"space":           "play / pause the replay",
-	"L":               "lesson pane: the lab's text beside the operator",
-	"L close lesson":  "close the lesson pane (esc too)",
-	"<":               "previous section (, too)",
-	">":               "next section (. too)",
-	"↑/k scroll up":   "scroll the lesson up",
-	"↓/j scroll down": "scroll the lesson down",
-	"pgup":            "scroll the lesson a page up",
-	"pgdn":            "scroll the lesson a page down",
-	"w":               "see this: run the section's demo on the operator",
-	"?":               "this help",
-	"q":               "quit (Ctrl-C too)",
+	"r":                 "requeue: error→requeue→after→terminal",
+	"b":                 "circuit breaker on/off",
+	"l":                 "rate limiter on/off",
+	"e":                 "cycle the external system's health",
+	"o":                 "backoff: rate limiter or lesson 5s·2ⁿ",
+	"+":                 "timescale up (operator delays faster)",
+	"-":                 "timescale down",
+	"c":                 "create another object",
+	"u":                 "change the selected object's spec",
+	"m":                 "burst: 5 quick spec changes",
+	"d":                 "delete the selected object",
+	"p":                 "pause/resume: gate before each reconcile",
+	"s":                 "step: let one reconcile through",
+	"tab":               "next pane (panes sharing a slot)",
+	"shift+tab":         "previous pane",
+	"↑/k":               "select previous object",
+	"↓/j":               "select next object",
+	"[":                 "previous (older) reconcile",
+	"]":                 "next (newer) reconcile",
+	"f":                 "sequence: follow the latest",
+	"←":                 "one event back",
+	"→":                 "one event forward",
+	"g":                 "start of the trace",
+	"G":                 "end of the trace",
+	"space":             "play / pause the replay",
+	"L":                 "lesson pane: the lab's text beside the operator",
+	"L close lesson":    "close the lesson pane (esc too)",
+	"<":                 "previous section (, too)",
+	">":                 "next section (. too)",
+	"↑/k scroll up":     "scroll the lesson up",
+	"↓/j scroll down":   "scroll the lesson down",
+	"pgup":              "scroll the lesson a page up",
+	"pgdn":              "scroll the lesson a page down",
+	"w":                 "see this: run the section's demo on the operator",
+	"x":                 "exercises: your workspace's progress",
+	"x close exercises": "close the exercises (esc too)",
+	"?":                 "this help",
+	"q":                 "quit (Ctrl-C too)",
 }
 
 // keyMode is what decides which bindings apply.
@@ -139,6 +146,8 @@ type keyMode struct {
 	// lesson: a lesson can be shown; lessonOpen: it is; demo: the section
 	// shown has a demo this (live) lab can run.
 	lesson, lessonOpen, demo bool
+	// exercises: a workspace is known; exercisesOpen: its layer is shown.
+	exercises, exercisesOpen bool
 }
 
 // configure enables the bindings that apply in a mode.
@@ -168,6 +177,8 @@ func (k *KeyMap) configure(mode keyMode, has func(name string) bool) {
 		{&k.ScrollUp, reading}, {&k.ScrollDown, reading},
 		{&k.PageUp, reading}, {&k.PageDown, reading},
 		{&k.Demo, live && reading && mode.demo},
+		// Live without a workspace, x still answers: it says there is none.
+		{&k.Exercises, live || mode.exercises},
 		{&k.PrevEvent, replay}, {&k.NextEvent, replay},
 		{&k.First, replay}, {&k.Last, replay}, {&k.Play, replay},
 	} {
@@ -186,6 +197,11 @@ func (k *KeyMap) configure(mode keyMode, has func(name string) bool) {
 	} else {
 		k.Lesson.SetHelp("L", "lesson")
 	}
+	if mode.exercisesOpen {
+		k.Exercises.SetHelp("x", "close exercises")
+	} else {
+		k.Exercises.SetHelp("x", "exercises")
+	}
 }
 
 // helpView adapts the key map to bubbles/help for one mode.
@@ -193,25 +209,32 @@ type helpView struct {
 	k       KeyMap
 	replay  bool
 	reading bool // the lesson pane is open
+	// exercises: a workspace is known, so its key is worth a place in the
+	// help (without one it only says so).
+	exercises bool
 }
 
 // ShortHelp is the one-line help: the keys a learner needs first.
 func (h helpView) ShortHelp() []key.Binding {
 	k := h.k
-	var lesson []key.Binding
+	// The keys of what is open to read come first.
+	var lead []key.Binding
 	if h.reading {
 		// Pairs of keys read better as one entry in a single line.
-		lesson = []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Lesson}
+		lead = []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Lesson}
+	}
+	if h.exercises {
+		lead = append(lead, k.Exercises)
 	}
 	switch {
 	case h.replay && h.reading:
-		return append(lesson, k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.Help, k.Quit)
+		return append(lead, k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.Help, k.Quit)
 	case h.replay:
-		return []key.Binding{k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.NextPane, k.Lesson, k.Help, k.Quit}
+		return append(lead, k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.NextPane, k.Lesson, k.Help, k.Quit)
 	case h.reading:
-		return append(lesson, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Help, k.Quit)
+		return append(lead, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Help, k.Quit)
 	}
-	return []key.Binding{k.Lesson, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Update, k.Breaker, k.NextPane, k.PrevRecon, k.NextRecon, k.Help, k.Quit}
+	return append(lead, k.Lesson, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Update, k.Breaker, k.NextPane, k.PrevRecon, k.NextRecon, k.Help, k.Quit)
 }
 
 // helpOnly is b shown under another key label: one help entry for a pair
@@ -221,10 +244,14 @@ func helpOnly(b key.Binding, keys, desc string) key.Binding {
 	return b
 }
 
-// FullHelp is the ? overlay, one column per group.
+// FullHelp is the ? overlay, one column per group. With a workspace, x
+// joins the lesson's group: both open the layer below the operator.
 func (h helpView) FullHelp() [][]key.Binding {
 	k := h.k
 	lesson := []key.Binding{k.Lesson, k.Demo, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown}
+	if h.exercises {
+		lesson = append(lesson, k.Exercises)
+	}
 	if h.replay {
 		return [][]key.Binding{
 			{k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.First, k.Last, k.Play},

@@ -184,10 +184,10 @@ func textLines(text string) []string {
 	return lines
 }
 
-// lessonPhrase is a piece of the pane's own text, in both languages.
-type lessonPhrase struct{ en, ru string }
+// phrase is a piece of the UI's own text (lesson pane, exercises layer), in both languages.
+type phrase struct{ en, ru string }
 
-func (t lessonPhrase) in(lang string) string {
+func (t phrase) in(lang string) string {
 	if lang == content.Russian {
 		return t.ru
 	}
@@ -195,14 +195,14 @@ func (t lessonPhrase) in(lang string) string {
 }
 
 var (
-	phraseLesson    = lessonPhrase{en: "Lesson", ru: "Урок"}
-	phraseRendering = lessonPhrase{en: "rendering…", ru: "отрисовка…"}
-	phraseSeeThis   = lessonPhrase{en: "press w to see this", ru: "нажмите w, чтобы увидеть это"}
-	phraseNoDemo    = lessonPhrase{en: "no live demo in this section · < > sections · ↑/↓ scroll",
+	phraseLesson    = phrase{en: "Lesson", ru: "Урок"}
+	phraseRendering = phrase{en: "rendering…", ru: "отрисовка…"}
+	phraseSeeThis   = phrase{en: "press w to see this", ru: "нажмите w, чтобы увидеть это"}
+	phraseNoDemo    = phrase{en: "no live demo in this section · < > sections · ↑/↓ scroll",
 		ru: "в этом разделе нет демонстрации · < > разделы · ↑/↓ прокрутка"}
-	phraseReplayDemo = lessonPhrase{en: "demos run on a live lab, not in a replay: lab start %s",
+	phraseReplayDemo = phrase{en: "demos run on a live lab, not in a replay: lab start %s",
 		ru: "демонстрации идут в живой лаборатории, не в записи: lab start %s"}
-	phraseOtherLab = lessonPhrase{en: "this demo runs in lab %s: lab start %s",
+	phraseOtherLab = phrase{en: "this demo runs in lab %s: lab start %s",
 		ru: "эта демонстрация идёт в лаборатории %s: lab start %s"}
 )
 

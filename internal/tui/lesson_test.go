@@ -428,14 +428,24 @@ func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
 	for _, mode := range []struct {
 		name         string
 		replay, open bool
-	}{{"live", false, false}, {"live+lesson", false, true}, {"replay", true, false}, {"replay+lesson", true, true}} {
+		// exercises: a workspace is known; its layer is opened unless the lesson is.
+		exercises bool
+	}{{"live", false, false, false}, {"live+lesson", false, true, false}, {"replay", true, false, false},
+		{"replay+lesson", true, true, false}, {"live+exercises", false, false, true}, {"live+lesson+workspace", false, true, true},
+		{"replay+exercises", true, false, true}} {
 		opts := Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Renderer: asciiRenderer(), Lang: "en"}
 		if mode.replay {
 			opts.Controls, opts.Trace = nil, lifecycleScript().Events()
 		}
+		if mode.exercises {
+			opts.Exercises = lab31Exercises()
+		}
 		m := update(New(opts), tea.WindowSizeMsg{Width: 80, Height: 24})
-		if mode.open {
+		switch {
+		case mode.open:
 			m = pressSettled(t, m, "L")
+		case mode.exercises:
+			m, _ = press(m, "x")
 		}
 		owner := map[string]string{}
 		for _, b := range allBindings(m.keys) {
@@ -452,6 +462,9 @@ func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
 		if !mode.replay && mode.open && owner["w"] == "" {
 			t.Errorf("%s: w is not bound", mode.name)
 		}
+		if (!mode.replay || mode.exercises) && owner["x"] == "" {
+			t.Errorf("%s: x is not bound", mode.name)
+		}
 	}
 }
 
@@ -460,7 +473,7 @@ func allBindings(k KeyMap) []key.Binding {
 		k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step, k.NextPane, k.PrevPane, k.Up, k.Down,
 		k.PrevRecon, k.NextRecon, k.Follow, k.PrevEvent, k.NextEvent, k.First, k.Last, k.Play,
 		k.Help, k.Quit, k.CloseLayer, k.Lesson, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown,
-		k.PageUp, k.PageDown, k.Demo}
+		k.PageUp, k.PageDown, k.Demo, k.Exercises}
 }
 
 func TestLessonPaneWithoutALesson(t *testing.T) {

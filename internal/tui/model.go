@@ -40,6 +40,9 @@ type Options struct {
 	// as content.Lang does (LAB_LANG, then the locale). The lesson is the
 	// one of Header.Lab.
 	Lang string
+	// Exercises is the learner's workspace and its progress, later updated
+	// by ExercisesMsg; nil when the lab runs without a workspace.
+	Exercises *ExercisesMsg
 }
 
 type screen int
@@ -75,6 +78,9 @@ type Model struct {
 	lesson     *lessonPane
 	lessonOpen bool
 	outage     *outage // an outage demo to end
+
+	exercises     *ExercisesMsg // nil: no workspace
+	exercisesOpen bool
 
 	width, height int
 	tab           int // the active pane of the layout's tab group
@@ -128,6 +134,9 @@ func New(opts Options) Model {
 	}
 	if opts.Trace != nil {
 		m.replay = newReplay(opts.Trace)
+	}
+	if opts.Exercises != nil {
+		m.setExercises(*opts.Exercises)
 	}
 	m.refreshControls()
 	return m
@@ -206,6 +215,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case EventsMsg:
 		m.state.Apply(msg...)
 		return m, m.listen()
+	case ExercisesMsg:
+		m.setExercises(msg)
+		return m, nil
+	case NoticeMsg:
+		m.setStatus(msg.Text, msg.Bad)
+		return m, nil
 	case eventsClosedMsg:
 		m.closed = true
 		m.setStatus("the operator stopped: no more events", true)
@@ -275,11 +290,13 @@ func (m *Model) refreshControls() {
 	}
 	section, _ := m.lesson.current()
 	m.keys.configure(keyMode{
-		replay:     m.replay != nil,
-		tabs:       len(m.tabGroup()) > 0,
-		lesson:     m.lesson.offered(),
-		lessonOpen: m.lessonOpen,
-		demo:       section.Demo != nil && section.Demo.Lab == m.header.Lab,
+		replay:        m.replay != nil,
+		tabs:          len(m.tabGroup()) > 0,
+		lesson:        m.lesson.offered(),
+		lessonOpen:    m.lessonOpen,
+		demo:          section.Demo != nil && section.Demo.Lab == m.header.Lab,
+		exercises:     m.exercises != nil,
+		exercisesOpen: m.exercisesOpen,
 	}, func(name string) bool {
 		_, ok := m.switchByName(name)
 		return ok
@@ -331,9 +348,13 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 	case key.Matches(msg, k.Lesson):
-		m.lessonOpen = true
+		m.lessonOpen, m.exercisesOpen = true, false
 		m.refreshControls()
 		return m, m.syncLesson()
+	case key.Matches(msg, k.Exercises):
+		m.toggleExercises()
+	case m.exercisesOpen && key.Matches(msg, k.CloseLayer):
+		m.toggleExercises()
 	case key.Matches(msg, k.NextPane):
 		m.tab++
 	case key.Matches(msg, k.PrevPane):

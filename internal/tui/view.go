@@ -25,6 +25,7 @@ const (
 	paneBackoff
 	panePatterns
 	paneLesson
+	paneExercises
 )
 
 var paneTitles = map[pane]string{
@@ -67,9 +68,9 @@ func (m Model) layout() layoutKind {
 }
 
 // tabGroup is the panes that share one slot in the current layout. None
-// do while the lesson is open: it takes the slot they share.
+// do while a layer (lesson, exercises) is open: it takes the slot they share.
 func (m Model) tabGroup() []pane {
-	if m.lessonOpen {
+	if _, open := m.layer(); open {
 		return nil
 	}
 	switch m.layout() {
@@ -123,10 +124,22 @@ func (m Model) viewTooSmall() string {
 	return strings.Join(lines, "\n")
 }
 
-// lessonSplit is how many rows of the body stay above the lesson pane,
-// which takes the rest: the top row of panes in the full layout, the
-// sequence in the medium one, nothing in the compact one.
-func (m Model) lessonSplit(h int) int {
+// layer is the pane open over the lower part of the dashboard, if any:
+// the lesson or the exercises, which share that place.
+func (m Model) layer() (pane, bool) {
+	switch {
+	case m.lessonOpen:
+		return paneLesson, true
+	case m.exercisesOpen:
+		return paneExercises, true
+	}
+	return 0, false
+}
+
+// layerSplit is how many rows of the body stay above an open layer, which
+// takes the rest: the top row of panes in the full layout, the sequence in
+// the medium one, nothing in the compact one.
+func (m Model) layerSplit(h int) int {
 	switch m.layout() {
 	case layoutFull:
 		return h / 2
@@ -143,12 +156,12 @@ func (m Model) bodyHeight() int { return m.height - 4 }
 // and the demo line take the rest.
 func (m Model) lessonTextArea() (w, h int) {
 	bodyH := m.bodyHeight()
-	return max(m.width-2, 1), max(bodyH-m.lessonSplit(bodyH)-2-1, 0)
+	return max(m.width-2, 1), max(bodyH-m.layerSplit(bodyH)-2-1, 0)
 }
 
 func (m Model) viewBody(w, h int) string {
-	if m.lessonOpen {
-		return m.viewBodyWithLesson(w, h)
+	if layer, open := m.layer(); open {
+		return m.viewBodyWithLayer(layer, w, h)
 	}
 	switch m.layout() {
 	case layoutFull:
@@ -176,23 +189,23 @@ func (m Model) viewBody(w, h int) string {
 	return m.framePane(m.activeTab(), m.tabGroup(), w, h)
 }
 
-// viewBodyWithLesson puts the lesson pane below what stays of the
-// dashboard: the reconcile sequence (with the queue and the patterns pane
-// when there is room), so what the text explains is in view.
-func (m Model) viewBodyWithLesson(w, h int) string {
-	topH := m.lessonSplit(h)
-	lesson := m.framePane(paneLesson, nil, w, h-topH)
+// viewBodyWithLayer puts a layer (the lesson, the exercises) below what
+// stays of the dashboard: the reconcile sequence (with the queue and the
+// patterns pane when there is room), so the operator stays in view.
+func (m Model) viewBodyWithLayer(layer pane, w, h int) string {
+	topH := m.layerSplit(h)
+	below := m.framePane(layer, nil, w, h-topH)
 	switch m.layout() {
 	case layoutFull:
 		seqW := w * 13 / 20
 		queueH := topH / 2
 		right := m.framePane(paneQueue, nil, w-seqW, queueH) + "\n" + m.framePane(panePatterns, nil, w-seqW, topH-queueH)
 		top := lipgloss.JoinHorizontal(lipgloss.Top, m.framePane(paneSequence, nil, seqW, topH), right)
-		return top + "\n" + lesson
+		return top + "\n" + below
 	case layoutMedium:
-		return m.framePane(paneSequence, nil, w, topH) + "\n" + lesson
+		return m.framePane(paneSequence, nil, w, topH) + "\n" + below
 	}
-	return lesson
+	return below
 }
 
 // framePane draws a pane in a rounded frame with its title (or, for a tab
@@ -201,7 +214,7 @@ func (m Model) framePane(p pane, tabs []pane, w, h int) string {
 	innerW, innerH := max(w-2, 1), max(h-2, 0)
 	lines := m.paneLines(p, innerW, innerH)
 	border := m.st.Border
-	if len(tabs) > 0 || p == paneLesson {
+	if len(tabs) > 0 || p == paneLesson || p == paneExercises {
 		border = m.st.BorderFocus
 	}
 	var title string
@@ -241,15 +254,21 @@ func (m Model) framePane(p pane, tabs []pane, w, h int) string {
 }
 
 func (m Model) paneTitle(p pane) string {
-	if p == paneLesson {
+	switch p {
+	case paneLesson:
 		return m.lessonTitle()
+	case paneExercises:
+		return m.exercisesTitle()
 	}
 	return paneTitles[p]
 }
 
 func (m Model) paneHint(p pane) string {
-	if p == paneLesson {
+	switch p {
+	case paneLesson:
 		return m.lessonHint()
+	case paneExercises:
+		return m.exercisesHint()
 	}
 	return paneHints[p]
 }
@@ -268,11 +287,16 @@ func (m Model) paneLines(p pane, w, h int) []string {
 		return m.patternLines(w, h)
 	case paneLesson:
 		return m.lessonLines(w, h)
+	case paneExercises:
+		return m.exercisesLines(w, h)
 	}
 	return nil
 }
 
-func (m Model) titleText() string {
+func (m Model) titleText() string { return m.labTitle(true) }
+
+// labTitle names the lab, with its title when withTitle.
+func (m Model) labTitle(withTitle bool) string {
 	title := "lab"
 	switch {
 	case m.header.Lab != "":
@@ -281,16 +305,56 @@ func (m Model) titleText() string {
 		title += " replay"
 	}
 	s := m.st.Title.Render(title)
-	if m.header.Title != "" {
+	if withTitle && m.header.Title != "" {
 		s += m.st.Bold.Render(" · " + m.header.Title)
 	}
 	return s
 }
 
-// viewHeader: the lab and its control plane, the mode badge, the switches.
+// Header levels: each leaves more out of the header's first line, for
+// when it does not fit beside the badges. The address goes first (the
+// session's kubeconfig has it), the lab's name and the operator stay.
+const (
+	headerFull = iota
+	headerShort
+	headerNoAddress
+	headerNoTitle
+	headerNoVersion
+	headerNoNamespace
+)
+
+// viewHeader: the lab and its control plane, whose operator runs, the
+// exercises and mode badges, the switches.
 func (m Model) viewHeader() string {
+	badge := m.badge()
+	if ex := m.exercisesBadge(); ex != "" {
+		badge = ex + "  " + badge
+	}
+	level := headerFull
+	if m.width < 110 {
+		level = headerShort
+	}
+	left := m.headerLeft(level)
+	for ; ansi.StringWidth(left)+ansi.StringWidth(badge)+2 > m.width && level < headerNoNamespace; level++ {
+		left = m.headerLeft(level + 1)
+	}
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(badge) - 1
+	var line1 string
+	if gap < 1 {
+		line1 = clip(left, m.width-ansi.StringWidth(badge)-2) + " " + badge
+	} else {
+		line1 = left + strings.Repeat(" ", gap) + badge
+	}
+	return clip(line1, m.width) + "\n" + clip(m.switchLine(), m.width)
+}
+
+// headerLeft is the header's first line without the badges, at a level.
+func (m Model) headerLeft(level int) string {
 	st := m.st
-	left := " " + m.titleText()
+	left := " " + m.labTitle(level < headerNoTitle)
+	if m.header.Operator != "" {
+		left += "   " + st.Info.Render(m.header.Operator)
+	}
 	var info []string
 	if m.replay != nil {
 		if m.header.Source != "" {
@@ -300,38 +364,27 @@ func (m Model) viewHeader() string {
 			info = append(info, "t+"+formatDuration(m.now().Sub(m.replay.trace[0].Time)))
 		}
 	} else {
-		if m.header.KubernetesVersion != "" {
-			info = append(info, "Kubernetes "+m.header.KubernetesVersion)
+		version, address := "Kubernetes "+m.header.KubernetesVersion, strings.TrimSuffix(m.header.Address, "/")
+		if level >= headerShort {
+			version, address = "k8s "+m.header.KubernetesVersion, strings.TrimPrefix(address, "https://")
 		}
-		if m.header.Address != "" {
-			info = append(info, strings.TrimSuffix(m.header.Address, "/"))
+		if m.header.KubernetesVersion != "" && level < headerNoVersion {
+			info = append(info, version)
 		}
-		if m.header.Namespace != "" {
+		if address != "" && level < headerNoAddress {
+			info = append(info, address)
+		}
+		if m.header.Namespace != "" && level < headerNoNamespace {
 			info = append(info, "namespace "+m.header.Namespace)
 		}
 		if !m.header.Started.IsZero() {
 			info = append(info, "up "+formatUptime(m.now().Sub(m.header.Started)))
 		}
-		if m.width < 110 {
-			// Narrow: the same facts, shorter.
-			for i, s := range info {
-				s = strings.Replace(s, "Kubernetes ", "k8s ", 1)
-				info[i] = strings.TrimPrefix(s, "https://")
-			}
-		}
 	}
 	if len(info) > 0 {
 		left += st.Faint.Render("   " + strings.Join(info, " · "))
 	}
-	badge := m.badge()
-	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(badge) - 1
-	var line1 string
-	if gap < 1 {
-		line1 = clip(left, m.width-ansi.StringWidth(badge)-2) + " " + badge
-	} else {
-		line1 = left + strings.Repeat(" ", gap) + badge
-	}
-	return clip(line1, m.width) + "\n" + clip(m.switchLine(), m.width)
+	return left
 }
 
 func (m Model) badge() string {
@@ -426,7 +479,7 @@ func (m Model) viewFooter() string {
 func (m Model) shortHelp(w int) string {
 	h := m.help
 	h.ShortSeparator = "  "
-	view := helpView{k: m.keys, replay: m.replay != nil, reading: m.lessonOpen}
+	view := helpView{k: m.keys, replay: m.replay != nil, reading: m.lessonOpen, exercises: m.exercises != nil}
 	var items []key.Binding
 	for _, b := range view.ShortHelp() {
 		if b.Enabled() {

@@ -13,15 +13,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// InstallMissing creates those of the operator's CRDs that the cluster
-// behind cfg does not have yet, and waits until every one is established.
-// Existing CRDs are left exactly as they are (a shared classroom cluster may
-// hold a newer version). It returns the names of the CRDs it created.
-func InstallMissing(ctx context.Context, cfg *rest.Config) ([]string, error) {
+// InstallMissing creates those of the operator's CRDs (and the extra ones,
+// such as a lab's exercise CRDs) that the cluster behind cfg does not have
+// yet, and waits until every one is established. Existing CRDs are left
+// exactly as they are (a shared classroom cluster may hold a newer version).
+// It returns the names of the CRDs it created.
+func InstallMissing(ctx context.Context, cfg *rest.Config, extra ...*apiextensionsv1.CustomResourceDefinition) ([]string, error) {
 	all, err := All()
 	if err != nil {
 		return nil, err
 	}
+	all = append(all, extra...)
 	s := runtime.NewScheme()
 	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		return nil, fmt.Errorf("register apiextensions types: %w", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -42,6 +43,12 @@ type Options struct {
 	SetupLog io.Writer
 	// Seed makes the simulated external system's flakiness reproducible.
 	Seed uint64
+	// NoOperator leaves the reference operator out: the session is only the
+	// cluster and the namespace, for a controller run elsewhere (the
+	// learner's own, under lab start --mine).
+	NoOperator bool
+	// CRDs are installed besides the operator's (a lab's exercise CRDs).
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 }
 
 // Session is a running operator. Close it.
@@ -107,6 +114,9 @@ func Start(ctx context.Context, opts Options) (s *Session, err error) {
 	}
 	s.Namespace = ns.Name
 	progress(opts, "namespace "+ns.Name, t)
+	if opts.NoOperator {
+		return s, nil
+	}
 
 	mgr, err := operator.NewManager(s.Config, operator.ManagerOptions{Namespace: s.Namespace})
 	if err != nil {
@@ -153,7 +163,7 @@ func (s *Session) connect(ctx context.Context, opts Options) error {
 		if err != nil {
 			return err
 		}
-		cp, err := controlplane.Ensure(ctx, controlplane.Options{CRDs: all, Progress: opts.Progress, SetupLog: opts.SetupLog})
+		cp, err := controlplane.Ensure(ctx, controlplane.Options{CRDs: append(all, opts.CRDs...), Progress: opts.Progress, SetupLog: opts.SetupLog})
 		if err != nil {
 			return err
 		}
@@ -176,7 +186,7 @@ func (s *Session) connect(ctx context.Context, opts Options) error {
 	}
 	s.Config, s.Host, s.Kubeconfig = cfg, cfg.Host, opts.Kubeconfig
 	t := time.Now()
-	created, err := crds.InstallMissing(ctx, cfg)
+	created, err := crds.InstallMissing(ctx, cfg, opts.CRDs...)
 	if err != nil {
 		return fmt.Errorf("install lab's CRDs on %s: %w", cfg.Host, err)
 	}

@@ -1,0 +1,215 @@
+package checker_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/internal/learnerctl"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/operator/observe"
+)
+
+// TestRunnerRunsTheLearnersController builds each lab's runner from a
+// solved workspace and runs it as `lab start --mine` does: the sample
+// object is reconciled by the learner's code, its events arrive on lab's
+// bus, the world switch and the step-through gate work through the line
+// protocol, and stopping leaves no process behind.
+func TestRunnerRunsTheLearnersController(t *testing.T) {
+	for _, tc := range []struct {
+		lab string
+		// done says the first sample got where the solution takes it.
+		done            func(key string, events []observe.Event) bool
+		switchTo        string
+		worldSwitchName string
+	}{
+		{lab: "3.1", switchTo: "rate-limited", worldSwitchName: "external",
+			done: func(key string, events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool {
+					return e.Key == key && e.Kind == observe.KindCondition && e.Type == "Delivered" && e.Status == "True"
+				})
+			}},
+		{lab: "4.4", switchTo: "down", worldSwitchName: "external",
+			done: func(key string, events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool {
+					return e.Key == key && e.Kind == observe.KindPhase && e.To == "Ready"
+				})
+			}},
+	} {
+		t.Run(tc.lab, func(t *testing.T) {
+			lab := labByID(t, tc.lab)
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			ws := newWorkspace(t, lab, true, nil)
+			program, err := checker.BuildRunner(ctx, lab, ws)
+			if err != nil {
+				t.Fatalf("build the runner: %v", err)
+			}
+
+			c, ns := runnerNamespace(t, ctx)
+			bus := observe.NewBus()
+			rec := observe.NewRecorder(bus)
+			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig, Bus: bus})
+			if err != nil {
+				t.Fatalf("start the runner: %v", err)
+			}
+			pid := p.PID()
+			stopped := false
+			defer func() {
+				if !stopped {
+					_ = p.Stop()
+				}
+			}()
+			sw, value := p.Switch()
+			if sw.Name != tc.worldSwitchName || len(sw.Values) < 2 || value != sw.Values[0] {
+				t.Fatalf("the runner announced switch %+v = %q", sw, value)
+			}
+
+			first := createSample(t, ctx, c, lab, ns, 1)
+			waitEvents(t, ctx, rec, "the learner's controller to finish "+first, func(events []observe.Event) bool {
+				return tc.done(first, events)
+			})
+			events := rec.Events()
+			if !has(events, func(e observe.Event) bool { return e.Kind == observe.KindQueueAdd && e.Key == first && e.Cause != 0 }) {
+				t.Errorf("no queue.add for %s points back at its watch event", first)
+			}
+			for _, e := range events {
+				if e.Kind == observe.KindQueueAdd && e.Cause != 0 && !has(events, func(w observe.Event) bool { return w.Seq == e.Cause && w.Kind == observe.KindWatch }) {
+					t.Errorf("queue.add seq %d names cause %d, which is not a watch event on lab's bus", e.Seq, e.Cause)
+				}
+			}
+
+			if err := p.Set(sw.Name, tc.switchTo); err != nil {
+				t.Fatal(err)
+			}
+			waitEvents(t, ctx, rec, "the switch event", func(events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool { return e.Kind == observe.KindSwitch && e.Value == tc.switchTo })
+			})
+			if err := p.Set("requeue", "error"); err == nil || !strings.Contains(err.Error(), sw.Name) {
+				t.Errorf("setting a switch the runner lacks: %v, want an error naming %s", err, sw.Name)
+			}
+
+			// Step-through: a paused gate holds the next object's reconcile
+			// until one step lets it run.
+			p.Pause()
+			second := createSample(t, ctx, c, lab, ns, 2)
+			waitEvents(t, ctx, rec, second+" held at the gate", func(events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool {
+					return e.Kind == observe.KindGate && e.Value == observe.GateWaiting && e.Key == second
+				})
+			})
+			if !p.Paused() || p.Waiting() != 1 {
+				t.Errorf("paused=%v waiting=%d, want true and 1", p.Paused(), p.Waiting())
+			}
+			p.Step()
+			waitEvents(t, ctx, rec, "the stepped reconcile of "+second, func(events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool { return e.Kind == observe.KindReconcileEnd && e.Key == second })
+			})
+			p.Resume()
+
+			if err := p.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			stopped = true
+			select {
+			case <-p.Exited():
+			default:
+				t.Fatal("Stop returned before the runner exited")
+			}
+			if labtest.Alive(pid) {
+				t.Errorf("the runner (pid %d) outlived Stop", pid)
+			}
+		})
+	}
+}
+
+// TestRunnerBuildsFromTheStarters: `lab start --mine` works before the
+// learner has written anything, so they can watch the starter's behaviour
+// and then their own.
+func TestRunnerBuildsFromTheStarters(t *testing.T) {
+	for _, id := range []string{"3.1", "4.4"} {
+		lab := labByID(t, id)
+		if _, err := checker.BuildRunner(context.Background(), lab, newWorkspace(t, lab, false, nil)); err != nil {
+			t.Errorf("lab %s: the runner does not build from the starter code: %v", id, err)
+		}
+	}
+}
+
+// TestRunnerReportsCompileErrorsInTheLearnersFiles: a runner build of code
+// that does not compile names the learner's own file and line.
+func TestRunnerReportsCompileErrorsInTheLearnersFiles(t *testing.T) {
+	lab := lab31(t)
+	file := lab.Runner.Exercise + "/reconciler.go"
+	ws := newWorkspace(t, lab, false, map[string]string{file: "package results\n\nfunc broken() { undefinedThing() }\n"})
+	_, err := checker.BuildRunner(context.Background(), lab, ws)
+	var compile *checker.CompileError
+	if !errors.As(err, &compile) {
+		t.Fatalf("BuildRunner: %v, want a CompileError", err)
+	}
+	if !strings.HasPrefix(compile.First, file+":3:") || !strings.Contains(compile.First, "undefinedThing") {
+		t.Errorf("first compile error %q does not point at %s:3", compile.First, file)
+	}
+}
+
+func has(events []observe.Event, match func(observe.Event) bool) bool {
+	for _, e := range events {
+		if match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what string, done func([]observe.Event) bool) {
+	t.Helper()
+	waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := rec.WaitFor(waitCtx, done); err != nil {
+		t.Fatalf("waiting for %s: %v\nevents: %d", what, err, len(rec.Events()))
+	}
+}
+
+// runnerNamespace connects to the package's control plane and makes a
+// namespace for one runner.
+func runnerNamespace(t *testing.T, ctx context.Context) (client.Client, string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "runner-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), ns) })
+	return c, ns.Name
+}
+
+func createSample(t *testing.T, ctx context.Context, c client.Client, lab *labs.Lab, ns string, n int) string {
+	t.Helper()
+	gvk, err := checker.SampleKind(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := checker.NewSample(lab, gvk, ns, n, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create %s: %v", obj.GetName(), err)
+	}
+	return ns + "/" + obj.GetName()
+}

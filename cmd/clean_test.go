@@ -1,0 +1,65 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/operator-lab/lab/checker"
+)
+
+// TestCleanDeletesOnlyBuildFiles: lab clean removes the workspace's build
+// folders and binaries, says how much it freed, and leaves the workspace
+// alone; a second clean has nothing to do.
+func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ws, err := openOrCreateWorkspace("3.1", filepath.Join(t.TempDir(), "lab-3.1"), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := checker.BuildFiles(ws.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, checker.CacheRoot()) {
+			t.Fatalf("build file %s is outside %s", p, checker.CacheRoot())
+		}
+	}
+	binary := filepath.Join(paths[1], "results.test")
+	if err := os.MkdirAll(filepath.Dir(binary), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(binary, bytes.Repeat([]byte{1}, 3<<20), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, ws.Dir)
+
+	clean := func(opts CleanOptions) (string, error) {
+		var out bytes.Buffer
+		err := runClean(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out}, opts)
+		return out.String(), err
+	}
+	out, err := clean(CleanOptions{Dir: ws.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "3.0 MiB freed") {
+		t.Errorf("lab clean said %q, want it to report 3.0 MiB freed", out)
+	}
+	if _, err := os.Stat(binary); err == nil {
+		t.Error("the test binary is still there")
+	}
+	if changes := before.Changes(snapshot(t, ws.Dir)); len(changes) > 0 {
+		t.Errorf("lab clean changed the workspace: %v", changes)
+	}
+	if out, err := clean(CleanOptions{Dir: ws.Dir}); err != nil || !strings.Contains(out, "No build files") {
+		t.Errorf("second clean: %q, %v", out, err)
+	}
+	if _, err := clean(CleanOptions{All: true, Lab: "3.1"}); err == nil || !strings.Contains(err.Error(), "leave out LAB") {
+		t.Errorf("--all with a lab: %v", err)
+	}
+}

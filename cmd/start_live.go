@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/learnerctl"
+	"github.com/operator-lab/lab/internal/tui"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/session"
+)
+
+// Start-up steps of `lab start --mine`, besides the session's own.
+const (
+	stepBuildMine = "build your controller"
+	stepRunMine   = "your controller"
+)
+
+// liveLab is a running lab: the session (cluster and namespace) and the
+// controller in it — lab's reference operator, or, with --mine, the
+// learner's own, built from their workspace and run as a child process.
+type liveLab struct {
+	*session.Session
+	// mine is the learner's controller (nil for the reference operator).
+	mine    *learnerctl.Process
+	objects *labObjects
+	driver  operatorDriver
+}
+
+// liveLabOptions say which lab to run and how to report its start-up.
+type liveLabOptions struct {
+	Lab                 string
+	Set                 string
+	Kubeconfig, Context string
+	// Mine runs the controller of this workspace instead of the reference one.
+	Mine *startWorkspace
+	Bus  *observe.Bus
+	// Gate is the reference operator's step-through gate (the learner's
+	// controller has its own, in its process).
+	Gate     *observe.Gate
+	Progress func(step string, took time.Duration)
+	SetupLog io.Writer
+}
+
+func (o liveLabOptions) progress(step string, since time.Time) {
+	if o.Progress != nil {
+		o.Progress(step, time.Since(since))
+	}
+}
+
+// startLiveLab brings the lab up; Close it.
+func startLiveLab(ctx context.Context, o liveLabOptions) (*liveLab, error) {
+	opts := session.Options{Lab: o.Lab, Set: o.Set, Kubeconfig: o.Kubeconfig, Context: o.Context,
+		Bus: o.Bus, Gate: o.Gate, Progress: o.Progress, SetupLog: o.SetupLog}
+	if o.Mine == nil {
+		sess, err := session.Start(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		gate := o.Gate
+		if gate == nil {
+			gate = observe.NewGate() // never paused: nothing drives it
+		}
+		return &liveLab{Session: sess, objects: newLabObjects(sess, referenceSamples{lab: o.Lab}),
+			driver: &referenceDriver{sess: sess, gate: gate}}, nil
+	}
+
+	lab := o.Mine.Lab
+	t := time.Now()
+	program, err := checker.BuildRunner(ctx, lab, o.Mine.Dir)
+	if err != nil {
+		return nil, err
+	}
+	o.progress(stepBuildMine, t)
+	if opts.CRDs, err = checker.CRDs(lab); err != nil {
+		return nil, err
+	}
+	gvk, err := checker.SampleKind(lab)
+	if err != nil {
+		return nil, err
+	}
+	opts.NoOperator = true
+	sess, err := session.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	proc, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: sess.Namespace,
+		Kubeconfig: sess.Kubeconfig, Context: o.Context, Bus: o.Bus})
+	if err != nil {
+		return nil, errorsJoinClose(err, sess)
+	}
+	o.progress(stepRunMine, t)
+	return &liveLab{Session: sess, mine: proc, objects: newLabObjects(sess, learnerSamples{lab: lab, gvk: gvk}),
+		driver: learnerDriver{proc}}, nil
+}
+
+// errorsJoinClose closes the session a failed start leaves behind.
+func errorsJoinClose(err error, sess *session.Session) error {
+	if closeErr := sess.Close(); closeErr != nil {
+		return fmt.Errorf("%w (and closing the session: %v)", err, closeErr)
+	}
+	return err
+}
+
+// Close stops the learner's controller (if any), then the session.
+func (l *liveLab) Close() error {
+	if l.mine != nil {
+		_ = l.mine.Stop()
+	}
+	return l.Session.Close()
+}
+
+// operatorDriver is the part of the live view's controls that acts on the
+// running controller: its switches and its step-through gate.
+type operatorDriver interface {
+	Switches() []tui.Switch
+	SetSwitch(name, value string) error
+	Pause()
+	Resume()
+	Step()
+	Paused() bool
+	Waiting() int
+}
+
+// learnerDriver drives the learner's controller through its process.
+type learnerDriver struct{ *learnerctl.Process }
+
+// Switches is the one setting of the simulated world around the learner's
+// controller; the reference operator's switches do not exist there, as the
+// learner's code makes those choices.
+func (d learnerDriver) Switches() []tui.Switch {
+	sw, value := d.Switch()
+	if sw.Name == "" {
+		return nil
+	}
+	return []tui.Switch{{Name: sw.Name, Value: value, Options: sw.Values}}
+}
+
+func (d learnerDriver) SetSwitch(name, value string) error { return d.Set(name, value) }
+
+// learnerSamples makes the runner's sample objects, as the lab declares them.
+type learnerSamples struct {
+	lab *labs.Lab
+	gvk schema.GroupVersionKind
+}
+
+func (s learnerSamples) newObject(namespace string, n int, invalid bool) (client.Object, string, error) {
+	obj, err := checker.NewSample(s.lab, s.gvk, namespace, n, invalid)
+	if err != nil {
+		return nil, "", err
+	}
+	message := ""
+	if invalid {
+		message = fmt.Sprintf("spec %v", s.lab.Runner.Sample.Invalid)
+	}
+	return obj, message, nil
+}
+
+func (s learnerSamples) empty() client.Object {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(s.gvk)
+	return u
+}
+
+func (s learnerSamples) change(obj client.Object) (string, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return "", fmt.Errorf("%s is not a sample object", obj.GetName())
+	}
+	return checker.ChangeSample(s.lab, u)
+}
+
+// exited is closed when the learner's controller ends by itself; never
+// for the reference operator.
+func (l *liveLab) exited() <-chan struct{} {
+	if l.mine == nil {
+		return nil
+	}
+	return l.mine.Exited()
+}
+
+// reportExit tells the live view if the learner's controller ends by itself
+// (their code exits or crashes outside a reconcile), with the last line it
+// printed; ending because lab stops (ctx done) is not news.
+func (l *liveLab) reportExit(ctx context.Context, tell func(tui.NoticeMsg)) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-l.exited():
+	}
+	why := l.mine.Err().Error()
+	if out := l.mine.Output(); len(out) > 0 {
+		why = "your controller exited; its last words: " + out[len(out)-1]
+	}
+	tell(tui.NoticeMsg{Text: why + " — fix it, then start again", Bad: true})
+}

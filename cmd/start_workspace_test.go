@@ -1,0 +1,165 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/internal/tui"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+// TestStartLeavesAnExistingWorkspaceAlone: the first start creates the
+// workspace; later ones use it as it is (a file the learner deleted stays
+// deleted: restoring is `lab init`'s job), and a workspace of the other lab
+// is refused with a way out.
+func TestStartLeavesAnExistingWorkspaceAlone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	first, err := openOrCreateWorkspace("3.1", dir, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Created || !strings.HasSuffix(first.describe(), "(created)") {
+		t.Errorf("first start: created=%v, described as %q", first.Created, first.describe())
+	}
+	readme := filepath.Join(dir, "README.md")
+	if err := os.Remove(readme); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "results", "reconciler.go")
+	if err := os.WriteFile(mine, []byte("package results // mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := openOrCreateWorkspace("3.1", dir, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Created {
+		t.Error("the second start says it created the workspace")
+	}
+	if _, err := os.Stat(readme); err == nil {
+		t.Error("the second start restored README.md, which the learner deleted")
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "package results // mine\n" {
+		t.Errorf("the learner's file changed: %q", b)
+	}
+	_, err = openOrCreateWorkspace("4.4", dir, "en")
+	if err == nil || !strings.Contains(err.Error(), "workspace of lab 3.1, not 4.4") || !strings.Contains(err.Error(), "--dir") {
+		t.Errorf("starting 4.4 in a 3.1 workspace: %v", err)
+	}
+}
+
+// TestExercisesFollowTheProgressFile: what the exercises layer gets is the
+// progress file's, sent again when a check (here: a write like the
+// checker's) changes it; a corrupt file is reported, not rewritten.
+func TestExercisesFollowTheProgressFile(t *testing.T) {
+	ws, err := openOrCreateWorkspace("4.4", filepath.Join(t.TempDir(), "ws"), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := ws.exercisesMsg("en")
+	if len(msg.Exercises) != len(ws.Lab.Exercises) || msg.Exercises[0].Status != "" {
+		t.Fatalf("fresh workspace: %+v", msg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sent := make(chan int, 8)
+	go ws.watchProgress(ctx, "en", func(m tui.ExercisesMsg) {
+		passed := 0
+		for _, e := range m.Exercises {
+			if e.Status == workspace.StatusPass {
+				passed++
+			}
+		}
+		sent <- passed
+	})
+	p := workspace.NewProgress("4.4")
+	p.Record(ws.Lab.Exercises[1].ID, workspace.StatusPass, time.Now())
+	// The poller compares the file's time and size: make sure it sees a change.
+	time.Sleep(10 * time.Millisecond)
+	if err := workspace.SaveProgress(ws.Dir, p); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case passed := <-sent:
+		if passed != 1 {
+			t.Errorf("after one exercise passed, the layer got %d passed", passed)
+		}
+	case <-ctx.Done():
+		t.Fatal("no update after the progress file changed")
+	}
+
+	if err := os.WriteFile(workspace.ProgressPath(ws.Dir), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m := ws.exercisesMsg("en"); !strings.Contains(m.Notice, "lab check") {
+		t.Errorf("a corrupt progress file gave notice %q", m.Notice)
+	}
+	if b, _ := os.ReadFile(workspace.ProgressPath(ws.Dir)); string(b) != "{not json" {
+		t.Error("reading the progress for the view rewrote the file")
+	}
+}
+
+// TestStartMineRunsTheLearnersController: `lab start 3.1 --mine` without a
+// terminal creates the workspace, builds the learner's (starter) results
+// controller from it, and prints its reconciles of the sample Greeting;
+// the workspace is byte-identical afterwards.
+func TestStartMineRunsTheLearnersController(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "lab-3.1")
+	t.Cleanup(func() { _ = checker.RemoveBuildFiles(dir) })
+	runCtx, interrupt := context.WithCancel(ctx)
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+			StartOptions{Lab: "3.1", Mine: true, Dir: dir})
+	}()
+	var before labtest.Snapshot
+	for !strings.Contains(out.String(), "reconcile.end") || !strings.Contains(out.String(), "hello") {
+		select {
+		case err := <-done:
+			t.Fatalf("lab start --mine ended early: %v\nstderr:\n%s", err, errOut.String())
+		case <-ctx.Done():
+			t.Fatalf("no reconcile of the sample Greeting:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if before == nil && strings.Contains(errOut.String(), "lab start: workspace") {
+			before = snapshot(t, dir)
+		}
+	}
+	interrupt()
+	if err := <-done; err != nil {
+		t.Fatalf("lab start --mine: %v\nstderr:\n%s", err, errOut.String())
+	}
+	stderr := errOut.String()
+	for _, want := range []string{"workspace " + dir + " (created)", stepBuildMine, "your controller (results/)", "created "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(out.String(), "Greeting") {
+		t.Errorf("the stream never names a Greeting:\n%s", out.String())
+	}
+	if len(before) == 0 {
+		t.Fatal("the workspace was never seen before the controller ran")
+	}
+	if changes := before.Changes(snapshot(t, dir)); len(changes) > 0 {
+		t.Errorf("lab start --mine changed the workspace: %v", changes)
+	}
+}
+
+func snapshot(t *testing.T, dir string) labtest.Snapshot {
+	t.Helper()
+	snap, err := labtest.TakeSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}

@@ -1,0 +1,335 @@
+// Package learnerctl runs a learner's own controller for `lab start --mine`:
+// the program checker.BuildRunner compiled from their workspace. It
+// forwards the program's events onto lab's bus, so the live view shows them
+// as it shows the reference operator's, and passes the view's step-through
+// and switch commands to it (the line protocol of labs/runkit).
+package learnerctl
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/operator-lab/lab/labs/runkit"
+	"github.com/operator-lab/lab/operator/observe"
+)
+
+// Options say what to run and where.
+type Options struct {
+	// Program is the built runner.
+	Program string
+	// Namespace is the only namespace the controller watches.
+	Namespace string
+	// Kubeconfig and Context select the cluster.
+	Kubeconfig, Context string
+	// Bus receives the program's events.
+	Bus *observe.Bus
+}
+
+// Switch is the setting of the program's simulated world.
+type Switch struct {
+	Name   string
+	Values []string
+}
+
+// Process is a running controller program.
+type Process struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	bus   *observe.Bus
+
+	mu      sync.Mutex
+	sw      Switch
+	value   string
+	paused  bool
+	waiting int
+	output  []string // the last lines the program wrote on stderr
+
+	ready  chan struct{}
+	exited chan struct{}
+	err    error // why it exited; read after exited is closed
+}
+
+// keptLines bounds what is kept of the program's own output.
+const keptLines = 30
+
+// Start starts the program and returns once its controller runs. If the
+// program exits first, the error carries what it printed.
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	args := []string{"-namespace", opts.Namespace}
+	if opts.Kubeconfig != "" {
+		args = append(args, "-kubeconfig", opts.Kubeconfig)
+	}
+	if opts.Context != "" {
+		args = append(args, "-context", opts.Context)
+	}
+	cmd := exec.Command(opts.Program, args...)
+	cmd.SysProcAttr = procAttr()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("connect to your controller: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("connect to your controller: %w", err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, fmt.Errorf("connect to your controller: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start your controller: %w", err)
+	}
+	p := &Process{cmd: cmd, stdin: stdin, bus: opts.Bus, ready: make(chan struct{}), exited: make(chan struct{})}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); p.forward(stdout) }()
+	go func() { defer readers.Done(); p.readOutput(stderr) }()
+	go func() {
+		// Wait only after the pipes are drained, as os/exec requires.
+		readers.Wait()
+		err := cmd.Wait()
+		p.mu.Lock()
+		if err != nil {
+			p.err = fmt.Errorf("your controller exited: %w%s", err, p.outputLocked())
+		} else {
+			p.err = errors.New("your controller exited" + p.outputLocked())
+		}
+		p.mu.Unlock()
+		close(p.exited)
+	}()
+
+	select {
+	case <-p.ready:
+		return p, nil
+	case <-p.exited:
+		return nil, p.err
+	case <-ctx.Done():
+		_ = p.Stop()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// forward decodes the program's events onto lab's bus. The bus numbers
+// events anew, so the program's watch events are remembered by their old
+// number, and the queue adds they caused point at the new one.
+func (p *Process) forward(stdout io.Reader) {
+	dec := observe.NewDecoder(stdout)
+	renumbered := map[uint64]uint64{}
+	for {
+		e, err := dec.Decode()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			p.keepOutput(err.Error())
+			continue
+		}
+		own := e.Seq
+		if e.Cause != 0 {
+			e.Cause = renumbered[e.Cause]
+		}
+		p.noteGate(e)
+		seq := p.bus.EmitSeq(e)
+		if e.Kind == observe.KindWatch {
+			renumbered[own] = seq
+			forgetOld(renumbered, own)
+		}
+	}
+}
+
+// causeMemory is how many of the program's latest events a queue add may
+// point back to; older numbers are forgotten, so memory stays bounded.
+const causeMemory = 4096
+
+func forgetOld(renumbered map[uint64]uint64, latest uint64) {
+	if len(renumbered) <= causeMemory || latest < causeMemory {
+		return
+	}
+	for own := range renumbered {
+		if own < latest-causeMemory {
+			delete(renumbered, own)
+		}
+	}
+}
+
+// noteGate follows the program's gate, so Paused and Waiting answer at once.
+func (p *Process) noteGate(e observe.Event) {
+	if e.Kind != observe.KindGate && e.Kind != observe.KindSwitch {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case e.Kind == observe.KindSwitch && e.Name == p.sw.Name:
+		p.value = e.Value
+	case e.Value == observe.GatePaused:
+		p.paused = true
+	case e.Value == observe.GateResumed:
+		p.paused, p.waiting = false, 0
+	case e.Value == observe.GateWaiting:
+		p.waiting++
+	case e.Value == observe.GateStep && p.waiting > 0:
+		p.waiting--
+	}
+}
+
+// readOutput watches stderr for the ready line and keeps the rest.
+func (p *Process) readOutput(stderr io.Reader) {
+	lines := bufio.NewScanner(stderr)
+	lines.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for lines.Scan() {
+		line := lines.Text()
+		if rest, ok := strings.CutPrefix(line, runkit.ReadyLine); ok {
+			p.mu.Lock()
+			p.sw = parseSwitch(strings.TrimSpace(rest))
+			if len(p.sw.Values) > 0 {
+				p.value = p.sw.Values[0]
+			}
+			p.mu.Unlock()
+			close(p.ready)
+			continue
+		}
+		p.keepOutput(line)
+	}
+}
+
+// parseSwitch reads "name=v1,v2,…".
+func parseSwitch(s string) Switch {
+	name, values, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return Switch{}
+	}
+	return Switch{Name: name, Values: strings.Split(values, ",")}
+}
+
+func (p *Process) keepOutput(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.output = append(p.output, line)
+	if len(p.output) > keptLines {
+		p.output = p.output[len(p.output)-keptLines:]
+	}
+}
+
+func (p *Process) outputLocked() string {
+	if len(p.output) == 0 {
+		return ""
+	}
+	return "; it printed:\n" + strings.Join(p.output, "\n")
+}
+
+// Output is the last lines the program printed.
+func (p *Process) Output() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.output...)
+}
+
+// Switch returns the program's switch and its current value.
+func (p *Process) Switch() (Switch, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sw, p.value
+}
+
+// Set changes the switch.
+func (p *Process) Set(name, value string) error {
+	sw, _ := p.Switch()
+	if name != sw.Name || !slices.Contains(sw.Values, value) {
+		return fmt.Errorf("your controller's world has no setting %s=%s (it has %s=%s)", name, value, sw.Name, strings.Join(sw.Values, "|"))
+	}
+	if err := p.send("set " + name + "=" + value); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.value = value
+	p.mu.Unlock()
+	return nil
+}
+
+// Pause, Resume and Step drive the program's step-through gate.
+func (p *Process) Pause() { p.sendGate("pause", func() { p.paused = true }) }
+
+// Resume lets every held reconcile run.
+func (p *Process) Resume() { p.sendGate("resume", func() { p.paused, p.waiting = false, 0 }) }
+
+// Step lets one held reconcile run.
+func (p *Process) Step() { p.sendGate("step", nil) }
+
+// sendGate sends a gate command and, if it went through, applies the
+// change it makes at once, ahead of the program's own gate event.
+func (p *Process) sendGate(command string, apply func()) {
+	if p.send(command) != nil || apply == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	apply()
+}
+
+// Paused says whether the gate holds reconciles.
+func (p *Process) Paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
+// Waiting is how many reconciles are held at the gate.
+func (p *Process) Waiting() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting
+}
+
+func (p *Process) send(command string) error {
+	select {
+	case <-p.exited:
+		return p.err
+	default:
+	}
+	if _, err := io.WriteString(p.stdin, command+"\n"); err != nil {
+		return fmt.Errorf("tell your controller %q: %w", command, err)
+	}
+	return nil
+}
+
+// PID is the program's process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Exited is closed when the program has ended; Err then says why.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Err says why the program ended (nil while it runs).
+func (p *Process) Err() error {
+	select {
+	case <-p.exited:
+		return p.err
+	default:
+		return nil
+	}
+}
+
+// stopGrace is how long the program gets to stop its manager after its
+// input closes, before it is killed.
+const stopGrace = 10 * time.Second
+
+// Stop ends the program: closing its input asks it to stop; past stopGrace
+// it is killed.
+func (p *Process) Stop() error {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(stopGrace):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+	return nil
+}

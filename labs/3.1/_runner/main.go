@@ -1,0 +1,103 @@
+// Command runner runs your Choosing-the-Result reconciler (exercise 3) for
+// `lab start 3.1 --mine`: lab builds it inside your workspace with the
+// observation layer, and the live view shows what your Results make the
+// work queue do. The dependency and the message service are simulated; the
+// external switch (key e) changes how they answer.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/operator-lab/lab/labs/runkit"
+	"github.com/operator-lab/lab/operator/observe"
+
+	learnv1alpha1 "example.com/lab31/api/v1alpha1"
+	"example.com/lab31/results"
+)
+
+// The simulated world's settings, in the order key e cycles through them.
+const (
+	healthy     = "healthy"
+	notReady    = "not-ready"
+	failing     = "failing"
+	rateLimited = "rate-limited"
+)
+
+// retryAfter is what the rate-limited service asks for.
+const retryAfter = 10 * time.Second
+
+// world is the dependency and the message service. A message containing
+// "reject" is always refused for good.
+type world struct {
+	mode runkit.Setting
+	em   observe.Emitter
+}
+
+// answer reports one call as an external event and returns err.
+func (w *world) answer(ctx context.Context, op string, err error) error {
+	e := observe.Event{Kind: observe.KindExternal, Op: op, Outcome: observe.OutcomeOK}
+	if err != nil {
+		e.Outcome, e.Error = observe.OutcomeError, err.Error()
+	}
+	observe.Emit(ctx, w.em, e)
+	return err
+}
+
+func (w *world) Ready(ctx context.Context, _ *learnv1alpha1.Greeting) (bool, error) {
+	switch w.mode.Get() {
+	case failing:
+		return false, w.answer(ctx, "dependency", errors.New("dependency check: connection refused"))
+	case notReady:
+		return false, w.answer(ctx, "dependency", nil)
+	}
+	return true, w.answer(ctx, "dependency", nil)
+}
+
+func (w *world) Send(ctx context.Context, g *learnv1alpha1.Greeting) error {
+	switch {
+	case strings.Contains(strings.ToLower(g.Spec.Message), "reject"):
+		return w.answer(ctx, "send", fmt.Errorf("%q: %w", g.Spec.Message, results.ErrRejected))
+	case w.mode.Get() == rateLimited:
+		return w.answer(ctx, "send", &results.RateLimitedError{RetryAfter: retryAfter})
+	}
+	return w.answer(ctx, "send", nil)
+}
+
+func main() {
+	w := &world{}
+	err := runkit.Run(runkit.Program{
+		AddToScheme: learnv1alpha1.AddToScheme,
+		Switch:      runkit.Switch{Name: "external", Values: []string{healthy, notReady, failing, rateLimited}, Set: w.mode.Set},
+		Setup: func(mgr ctrl.Manager, k *runkit.Kit) error {
+			w.em = k.Emitter
+			r := &results.Reconciler{
+				Client:          k.Client(mgr.GetClient()),
+				Dependency:      w,
+				Sender:          w,
+				DependencyRetry: 5 * time.Second,
+			}
+			// Watches rather than For, so the watch events are seen too.
+			return ctrl.NewControllerManagedBy(mgr).
+				Named("greeting").
+				Watches(&learnv1alpha1.Greeting{},
+					k.Handler("greeting", "Greeting", &handler.EnqueueRequestForObject{}),
+					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+				WithOptions(k.ControllerOptions()).
+				Complete(k.Reconciler("greeting", r))
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,130 @@
+// Command runner runs your whole Database reconciler (exercise 7,
+// "together") for `lab start 4.4 --mine`: lab builds it inside your
+// workspace with the observation layer, so the live view shows your phases,
+// your backoff delays and your breaker at work. The external database
+// service is simulated; the external switch (key e) takes it down or makes
+// it flaky.
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/operator-lab/lab/labs/runkit"
+	"github.com/operator-lab/lab/operator/observe"
+
+	learnv1alpha1 "example.com/lab44/api/v1alpha1"
+	"example.com/lab44/backoff"
+	"example.com/lab44/breaker"
+	"example.com/lab44/external"
+	"example.com/lab44/together"
+)
+
+// The simulated service's settings, in the order key e cycles through them.
+const (
+	healthy = "healthy"
+	down    = "down"
+	flaky   = "flaky" // each call fails with probability flakyFailures
+)
+
+const flakyFailures = 0.4
+
+// system is the simulated external database service.
+type system struct {
+	mode runkit.Setting
+	em   observe.Emitter
+}
+
+// call answers one call according to the mode and reports it as an
+// external event.
+func (s *system) call(ctx context.Context, op, name string) error {
+	start := time.Now()
+	mode := s.mode.Get()
+	var err error
+	switch {
+	case mode == down:
+		err = fmt.Errorf("%s %s: %w", op, name, external.ErrUnavailable)
+	case mode == flaky && op != "health" && rand.Float64() < flakyFailures:
+		err = fmt.Errorf("%s %s: connection reset by peer", op, name)
+	}
+	e := observe.Event{Kind: observe.KindExternal, Op: op, Outcome: observe.OutcomeOK, LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
+	if err != nil {
+		e.Outcome, e.Error = observe.OutcomeError, err.Error()
+	}
+	observe.Emit(ctx, s.em, e)
+	return err
+}
+
+func (s *system) Healthy(ctx context.Context) error { return s.call(ctx, "health", "") }
+func (s *system) Provision(ctx context.Context, name string) (string, error) {
+	if err := s.call(ctx, "provision", name); err != nil {
+		return "", err
+	}
+	return name + ".db.example:5432", nil
+}
+func (s *system) Configure(ctx context.Context, name string) error {
+	return s.call(ctx, "configure", name)
+}
+func (s *system) Deploy(ctx context.Context, name string) error { return s.call(ctx, "deploy", name) }
+func (s *system) Verify(ctx context.Context, name string) error { return s.call(ctx, "verify", name) }
+
+// watchBreaker reports the breaker's state changes as breaker events; your
+// breaker does not emit events itself, so it is looked at often.
+func watchBreaker(ctx context.Context, b *breaker.Breaker, em observe.Emitter) {
+	last := b.State()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if now := b.State(); now != last {
+				em.Emit(observe.Event{Kind: observe.KindBreaker, From: string(last), To: string(now)})
+				last = now
+			}
+		}
+	}
+}
+
+func main() {
+	sys := &system{}
+	err := runkit.Run(runkit.Program{
+		AddToScheme: learnv1alpha1.AddToScheme,
+		Switch:      runkit.Switch{Name: "external", Values: []string{healthy, down, flaky}, Set: sys.mode.Set},
+		Setup: func(mgr ctrl.Manager, k *runkit.Kit) error {
+			sys.em = k.Emitter
+			b := breaker.New(3, 5*time.Second, breaker.RealClock{})
+			go watchBreaker(context.Background(), b, k.Emitter)
+			r := &together.Reconciler{
+				Client:      k.Client(mgr.GetClient()),
+				System:      sys,
+				Breaker:     b,
+				Backoff:     backoff.Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second},
+				HealthRetry: 3 * time.Second,
+			}
+			// Watches rather than For and Owns, so the watch events are seen too.
+			owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &learnv1alpha1.Database{}, handler.OnlyControllerOwner())
+			return ctrl.NewControllerManagedBy(mgr).Named("database").
+				Watches(&learnv1alpha1.Database{},
+					k.Handler("database", "Database", &handler.EnqueueRequestForObject{}),
+					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+				Watches(&corev1.Secret{}, k.Handler("database", "Secret", owner)).
+				WithOptions(k.ControllerOptions()).
+				Complete(k.Reconciler("database", r))
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		os.Exit(1)
+	}
+}
