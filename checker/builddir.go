@@ -51,17 +51,9 @@ func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", "", nil, fmt.Errorf("create build folder: %w", err)
 	}
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err = lockFile(dir+".lock", os.O_CREATE, syscall.LOCK_EX)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("lock build folder: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
-		return "", "", nil, fmt.Errorf("lock build folder: %w", err)
-	}
-	unlock = func() {
-		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-		_ = lock.Close()
+		return "", "", nil, err
 	}
 	fail := func(what string, err error) (string, string, func(), error) {
 		unlock()
@@ -80,9 +72,33 @@ func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func
 	return dir, binDir, unlock, nil
 }
 
-// BuildFiles lists what checks and `lab start --mine` keep of a workspace
-// between runs: the build folders, the binaries (a few hundred MB) and
-// their locks. Some may not exist.
+// lockFile takes an flock on path (opened with the extra flags); how says
+// whether to wait (LOCK_EX) or not (LOCK_EX|LOCK_NB).
+func lockFile(path string, flags, how int) (unlock func(), err error) {
+	lock, err := os.OpenFile(path, flags|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock build folder: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), how); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBuildFilesInUse
+		}
+		return nil, fmt.Errorf("lock build folder: %w", err)
+	}
+	return func() {
+		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		_ = lock.Close()
+	}, nil
+}
+
+// ErrBuildFilesInUse says a check or `lab start --mine` holds the build
+// files being removed.
+var ErrBuildFilesInUse = errors.New("a check or `lab start --mine` is using the build files right now; try again when it ends")
+
+// BuildFiles lists the folders checks and `lab start --mine` keep of a
+// workspace between runs: the private copies and the binaries (a few
+// hundred MB). Some may not exist.
 func BuildFiles(workspaceDir string) ([]string, error) {
 	dir, err := buildDirOf(workspaceDir)
 	if err != nil {
@@ -90,28 +106,56 @@ func BuildFiles(workspaceDir string) ([]string, error) {
 	}
 	var out []string
 	for _, d := range []string{dir, dir + "-" + runnerPurpose} {
-		out = append(out, d, d+".bin", d+".lock")
+		out = append(out, d, d+".bin")
 	}
 	return out, nil
 }
 
-// RemoveBuildFiles deletes the workspace's BuildFiles. The next check
-// rebuilds them.
+// RemoveBuildFiles deletes the workspace's BuildFiles, each under its
+// build's lock, so a build in progress is never pulled from under it
+// (ErrBuildFilesInUse). The next check rebuilds them.
 func RemoveBuildFiles(workspaceDir string) error {
 	paths, err := BuildFiles(workspaceDir)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, p := range paths {
-		errs = append(errs, ignoreMissing(os.RemoveAll(p)))
+	for i := 0; i < len(paths); i += 2 {
+		dir, bin := paths[i], paths[i+1]
+		unlock, err := lockFile(dir+".lock", 0, syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			unlock = func() {} // never built: nobody to wait for
+		case err != nil:
+			return err
+		}
+		err = errors.Join(os.RemoveAll(dir), os.RemoveAll(bin))
+		unlock()
+		if err != nil {
+			return fmt.Errorf("remove build files: %w", err)
+		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
-func ignoreMissing(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// RemoveAllBuildFiles deletes CacheRoot: every workspace's build files,
+// unless some build is in progress (ErrBuildFilesInUse).
+func RemoveAllBuildFiles() error {
+	locks, err := filepath.Glob(filepath.Join(CacheRoot(), "*.lock"))
+	if err != nil {
+		return fmt.Errorf("list build locks: %w", err)
 	}
-	return err
+	for _, l := range locks {
+		unlock, err := lockFile(l, 0, syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	if err := os.RemoveAll(CacheRoot()); err != nil {
+		return fmt.Errorf("remove build files: %w", err)
+	}
+	return nil
 }

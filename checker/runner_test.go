@@ -3,6 +3,9 @@ package checker_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +215,47 @@ func createSample(t *testing.T, ctx context.Context, c client.Client, lab *labs.
 		t.Fatalf("create %s: %v", obj.GetName(), err)
 	}
 	return ns + "/" + obj.GetName()
+}
+
+// BenchmarkBuildRunner is the build step of `lab start --mine` with the Go
+// build cache warm: unchanged code (a restart), and after an edit to the
+// learner's controller (the usual edit → restart loop).
+func BenchmarkBuildRunner(b *testing.B) {
+	for _, id := range []string{"3.1", "4.4"} {
+		lab := labByID(b, id)
+		ex, err := lab.Exercise(lab.Runner.Exercise)
+		if err != nil {
+			b.Fatal(err)
+		}
+		build := func(b *testing.B, dir string) {
+			if _, err := checker.BuildRunner(context.Background(), lab, dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(id+"/unchanged", func(b *testing.B) {
+			dir := newWorkspace(b, lab, true, nil)
+			build(b, dir)
+			for b.Loop() {
+				build(b, dir)
+			}
+		})
+		b.Run(id+"/edited", func(b *testing.B) {
+			dir := newWorkspace(b, lab, true, nil)
+			build(b, dir)
+			file := filepath.Join(dir, filepath.FromSlash(ex.Files[0]))
+			edits := 0
+			for b.Loop() {
+				b.StopTimer()
+				edits++
+				f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprintf(f, "\n// edit %d\n", edits)
+				f.Close()
+				b.StartTimer()
+				build(b, dir)
+			}
+		})
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ progress and the control-plane binaries are never touched.`,
 
 func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
 	var paths []string
-	what := ""
+	what, remove := "", func() error { return checker.RemoveAllBuildFiles() }
 	if opts.All {
 		if opts.Lab != "" || opts.Dir != "" {
 			return errors.New("--all cleans every workspace: leave out LAB and --dir")
@@ -63,7 +62,7 @@ func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
 		if paths, err = checker.BuildFiles(ref.Dir); err != nil {
 			return err
 		}
-		what = displayDir(ref.Dir)
+		what, remove = "the workspace "+ref.Dir, func() error { return checker.RemoveBuildFiles(ref.Dir) }
 	}
 	var freed int64
 	for _, p := range paths {
@@ -71,10 +70,10 @@ func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("delete build files: %w", err)
-		}
 		freed += size
+	}
+	if err := remove(); err != nil {
+		return err
 	}
 	if freed == 0 {
 		fmt.Fprintf(streams.Out, "No build files to delete for %s.\n", what)

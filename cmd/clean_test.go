@@ -3,9 +3,11 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/operator-lab/lab/checker"
@@ -38,11 +40,23 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	}
 	before := snapshot(t, ws.Dir)
 
-	clean := func(opts CleanOptions) (string, error) {
-		var out bytes.Buffer
-		err := runClean(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out}, opts)
-		return out.String(), err
+	// A check holding its build lock: clean refuses and deletes nothing.
+	lock, err := os.OpenFile(paths[0]+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCleanOf(CleanOptions{Dir: ws.Dir}); !errors.Is(err, checker.ErrBuildFilesInUse) {
+		t.Errorf("clean during a check: %v, want ErrBuildFilesInUse", err)
+	}
+	if _, err := os.Stat(binary); err != nil {
+		t.Errorf("clean during a check deleted the binary: %v", err)
+	}
+	lock.Close()
+
+	clean := runCleanOf
 	out, err := clean(CleanOptions{Dir: ws.Dir})
 	if err != nil {
 		t.Fatal(err)
@@ -62,4 +76,16 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	if _, err := clean(CleanOptions{All: true, Lab: "3.1"}); err == nil || !strings.Contains(err.Error(), "leave out LAB") {
 		t.Errorf("--all with a lab: %v", err)
 	}
+	if _, err := clean(CleanOptions{All: true}); err != nil {
+		t.Errorf("clean --all: %v", err)
+	}
+	if _, err := os.Stat(checker.CacheRoot()); err == nil {
+		t.Error("clean --all left the build cache folder")
+	}
+}
+
+func runCleanOf(opts CleanOptions) (string, error) {
+	var out bytes.Buffer
+	err := runClean(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out}, opts)
+	return out.String(), err
 }

@@ -327,7 +327,7 @@ func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOpti
 			p.out.print(e)
 		}
 	}()
-	live.Bus, live.SetupLog = p.bus, streams.ErrOut
+	live.Bus, live.SetupLog, live.Echo = p.bus, streams.ErrOut, streams.ErrOut
 	live.Progress = func(step string, took time.Duration) {
 		fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, step, took.Round(time.Millisecond))
 	}

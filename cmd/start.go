@@ -63,7 +63,8 @@ func newStartCmd(streams IOStreams) *cobra.Command {
 default ./lab-LAB; an existing one is never changed). Then it brings up a
 control plane (reusing a running ` + "`lab env up`" + `), runs the
 lab's reference operator in a namespace of its own, creates a sample object
-(a HelloWorld for 3.1, a Database for 4.4) and opens a live terminal view:
+(a HelloWorld for 3.1, a Database for 4.4; with --mine, the lab's own
+Greeting or Database) and opens a live terminal view:
 each reconcile as a sequence across Watch → Queue → Reconcile → Client → API,
 the work queue, each object's phases, retry delays, and the breaker, rate
 limiter and external system. Keys flip the operator's switches, change
@@ -522,6 +523,7 @@ func (o *labObjects) update(ctx context.Context, key string, n int) error {
 	}
 	for i := 0; i < n; i++ {
 		obj := o.samples.empty()
+		announced := false
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			if err := o.sess.Client.Get(ctx, nn, obj); err != nil {
 				return err
@@ -530,7 +532,13 @@ func (o *labObjects) update(ctx context.Context, key string, n int) error {
 			if err != nil {
 				return err
 			}
-			o.announce("update", key, what)
+			// Announced before the write, so the stream shows the action
+			// ahead of the watch event it causes; once, however many
+			// conflicts it takes.
+			if !announced {
+				o.announce("update", key, what)
+				announced = true
+			}
 			return o.sess.Client.Update(ctx, obj)
 		})
 		if err != nil {

@@ -48,6 +48,8 @@ type liveLabOptions struct {
 	Gate     *observe.Gate
 	Progress func(step string, took time.Duration)
 	SetupLog io.Writer
+	// Echo, if set, shows what the learner's controller prints, as it prints it.
+	Echo io.Writer
 }
 
 func (o liveLabOptions) progress(step string, since time.Time) {
@@ -94,7 +96,7 @@ func startLiveLab(ctx context.Context, o liveLabOptions) (*liveLab, error) {
 	}
 	t = time.Now()
 	proc, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: sess.Namespace,
-		Kubeconfig: sess.Kubeconfig, Context: o.Context, Bus: o.Bus})
+		Kubeconfig: sess.Kubeconfig, Context: o.Context, Bus: o.Bus, Output: o.Echo})
 	if err != nil {
 		return nil, errorsJoinClose(err, sess)
 	}

@@ -6,33 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/labs/workspace"
 	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/session"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while a command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
 	cases := []struct {
@@ -61,7 +43,7 @@ func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	runCtx, interrupt := context.WithCancel(ctx)
-	var out, errOut syncBuffer
+	var out, errOut labtest.SyncBuffer
 	done := make(chan error, 1)
 	ws := filepath.Join(t.TempDir(), "my-lab")
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,27 +23,47 @@ type startWorkspace struct {
 	Took    time.Duration
 }
 
-// openOrCreateWorkspace returns the lab's workspace in dir (default
-// ./lab-LAB), creating it when it is absent. An existing workspace is left
-// exactly as it is: `lab init` is the command that restores deleted files.
+// openOrCreateWorkspace returns the lab's workspace: dir if given, else
+// the workspace the current folder is in, else ./lab-LAB. An existing
+// workspace is used exactly as it is (`lab init` is the command that
+// restores deleted files); a new one is created only in a missing or empty
+// folder, so lab never spreads its files into someone else's project.
 func openOrCreateWorkspace(labID, dir, lang string) (*startWorkspace, error) {
 	lab, err := labs.Get(labID)
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	if dir == "" {
+		if found := enclosingWorkspace(); found != "" {
+			id, err := workspace.Detect(found)
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("%s looks like a lab workspace but is not readable as one: %w (pass --dir to use another folder)", found, err)
+			case id != lab.ID:
+				return nil, fmt.Errorf("you are inside the workspace of lab %s (%s): start lab %s from outside it, or pass --dir", id, displayDir(found), lab.ID)
+			}
+			return &startWorkspace{Lab: lab, Dir: found, Took: time.Since(start)}, nil
+		}
 		dir = workspace.DefaultDir(lab.ID)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workspace folder %s: %w", dir, err)
 	}
-	start := time.Now()
 	if id, err := workspace.Detect(abs); err == nil {
 		if id != lab.ID {
 			return nil, fmt.Errorf("%s is a workspace of lab %s, not %s: choose another folder with --dir", dir, id, lab.ID)
 		}
 		return &startWorkspace{Lab: lab, Dir: abs, Took: time.Since(start)}, nil
+	}
+	entries, err := os.ReadDir(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("workspace folder %s: %w", dir, err)
+	case len(entries) > 0:
+		return nil, fmt.Errorf("%s is not empty and not a lab workspace, so lab start leaves it alone: choose a new folder with --dir, or add the lab's files to it on purpose with `lab init %s --dir %s`", dir, lab.ID, dir)
 	}
 	created, err := workspace.Create(lab, abs, lang)
 	if err != nil {
@@ -66,12 +87,17 @@ func (w *startWorkspace) describe() string {
 func (w *startWorkspace) exercisesMsg(lang string) tui.ExercisesMsg {
 	msg := tui.ExercisesMsg{Workspace: displayDir(w.Dir), Created: w.Created}
 	progress, err := workspace.LoadProgress(w.Dir)
+	if _, statErr := os.Stat(w.Dir); statErr != nil {
+		msg.Notice = fmt.Sprintf("the workspace %s is gone (%v): `lab init %s --dir %s` creates it again", displayDir(w.Dir), statErr, w.Lab.ID, w.Dir)
+	}
 	switch {
 	case errors.Is(err, workspace.ErrNoProgress):
 		progress = workspace.NewProgress(w.Lab.ID)
 	case err != nil:
 		progress = workspace.NewProgress(w.Lab.ID)
-		msg.Notice = fmt.Sprintf("%v; `lab check` rebuilds it", err)
+		if msg.Notice == "" {
+			msg.Notice = fmt.Sprintf("%v; `lab check` rebuilds it", err)
+		}
 	}
 	for _, e := range w.Lab.Exercises {
 		x := tui.Exercise{Number: e.Number, ID: e.ID, Title: e.Title.In(lang), Files: e.Files}

@@ -54,6 +54,50 @@ func TestStartLeavesAnExistingWorkspaceAlone(t *testing.T) {
 	}
 }
 
+// TestStartFindsTheWorkspaceItIsIn: run from inside a workspace (any
+// folder of it), lab start uses that workspace rather than making a new
+// one inside it; from inside another lab's workspace it refuses.
+func TestStartFindsTheWorkspaceItIsIn(t *testing.T) {
+	ws, err := openOrCreateWorkspace("3.1", filepath.Join(t.TempDir(), "mine"), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(ws.Dir, "results"))
+	found, err := openOrCreateWorkspace("3.1", "", "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found.Dir != ws.Dir || found.Created {
+		t.Errorf("from inside %s lab start used %s (created=%v)", ws.Dir, found.Dir, found.Created)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir, "results", "lab-3.1")); err == nil {
+		t.Error("lab start made a workspace inside the workspace")
+	}
+	if _, err := openOrCreateWorkspace("4.4", "", "en"); err == nil || !strings.Contains(err.Error(), "inside the workspace of lab 3.1") {
+		t.Errorf("lab start 4.4 inside a 3.1 workspace: %v", err)
+	}
+}
+
+// TestStartLeavesOtherFoldersAlone: a folder that holds something else is
+// never filled with lab's files; lab start says how to go on.
+func TestStartLeavesOtherFoldersAlone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "project")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	_, err := openOrCreateWorkspace("3.1", dir, "en")
+	if err == nil || !strings.Contains(err.Error(), "not empty and not a lab workspace") || !strings.Contains(err.Error(), "--dir") {
+		t.Errorf("lab start in another project: %v", err)
+	}
+	if changes := before.Changes(snapshot(t, dir)); len(changes) > 0 {
+		t.Errorf("lab start wrote into another project: %v", changes)
+	}
+}
+
 // TestExercisesFollowTheProgressFile: what the exercises layer gets is the
 // progress file's, sent again when a check (here: a write like the
 // checker's) changes it; a corrupt file is reported, not rewritten.
@@ -115,7 +159,7 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lab-3.1")
 	t.Cleanup(func() { _ = checker.RemoveBuildFiles(dir) })
 	runCtx, interrupt := context.WithCancel(ctx)
-	var out, errOut syncBuffer
+	var out, errOut labtest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},

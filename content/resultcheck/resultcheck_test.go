@@ -1,7 +1,6 @@
 package resultcheck_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/operator/observe"
 )
 
@@ -111,24 +111,6 @@ func expectedWindows(c content.ResultCase) int {
 	return 1
 }
 
-// syncBuffer is a log sink safe for the controller's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestResultTableMatchesTheController runs every row of the lesson's table
 // through a real controller and compares what the work queue was told to do.
 func TestResultTableMatchesTheController(t *testing.T) {
@@ -152,7 +134,7 @@ func TestResultTableMatchesTheController(t *testing.T) {
 	bus := observe.NewBus()
 	recorder := observe.NewRecorder(bus)
 	defer recorder.Close()
-	var logs syncBuffer
+	var logs labtest.SyncBuffer
 	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},

@@ -7,6 +7,7 @@ package learnerctl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/operator-lab/lab/labs/runkit"
@@ -31,7 +33,17 @@ type Options struct {
 	Kubeconfig, Context string
 	// Bus receives the program's events.
 	Bus *observe.Bus
+	// Output, if set, receives each line the learner's code prints,
+	// prefixed "your controller: " (lab start --plain shows them).
+	Output io.Writer
+	// ReadyTimeout bounds the wait for the controller to run (default
+	// DefaultReadyTimeout).
+	ReadyTimeout time.Duration
 }
+
+// DefaultReadyTimeout is longer than the program's own wait for its
+// watches, so its explanation arrives first.
+const DefaultReadyTimeout = 90 * time.Second
 
 // Switch is the setting of the program's simulated world.
 type Switch struct {
@@ -44,6 +56,7 @@ type Process struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	bus   *observe.Bus
+	echo  io.Writer // where the learner's lines are shown as they come
 
 	mu      sync.Mutex
 	sw      Switch
@@ -52,9 +65,10 @@ type Process struct {
 	waiting int
 	output  []string // the last lines the program wrote on stderr
 
-	ready  chan struct{}
-	exited chan struct{}
-	err    error // why it exited; read after exited is closed
+	ready     chan struct{}
+	readyOnce sync.Once
+	exited    chan struct{}
+	err       error // why it exited; read after exited is closed
 }
 
 // keptLines bounds what is kept of the program's own output.
@@ -87,7 +101,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start your controller: %w", err)
 	}
-	p := &Process{cmd: cmd, stdin: stdin, bus: opts.Bus, ready: make(chan struct{}), exited: make(chan struct{})}
+	p := &Process{cmd: cmd, stdin: stdin, bus: opts.Bus, echo: opts.Output, ready: make(chan struct{}), exited: make(chan struct{})}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); p.forward(stdout) }()
@@ -106,14 +120,47 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		close(p.exited)
 	}()
 
+	timeout := opts.ReadyTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	select {
 	case <-p.ready:
 		return p, nil
 	case <-p.exited:
 		return nil, p.err
+	case <-timer.C:
+		p.kill()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return nil, fmt.Errorf("your controller did not start within %s%s", timeout, p.outputLocked())
 	case <-ctx.Done():
-		_ = p.Stop()
+		p.kill()
 		return nil, context.Cause(ctx)
+	}
+}
+
+// maxLine is the longest line kept of the program's output; the rest of a
+// longer line is read and dropped, so the program never blocks on a full pipe.
+const maxLine = 64 * 1024
+
+// eachLine calls fn with every line r yields (without its newline, cut at
+// maxLine) until r ends or fails.
+func eachLine(r io.Reader, fn func(line []byte)) {
+	br := bufio.NewReaderSize(r, maxLine)
+	for {
+		line, isPrefix, err := br.ReadLine()
+		if len(line) > 0 || (err == nil && !isPrefix) {
+			fn(line)
+		}
+		for isPrefix && err == nil {
+			_, isPrefix, err = br.ReadLine() // the cut-off rest of a long line
+		}
+		if err != nil {
+			return
+		}
 	}
 }
 
@@ -121,16 +168,16 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 // events anew, so the program's watch events are remembered by their old
 // number, and the queue adds they caused point at the new one.
 func (p *Process) forward(stdout io.Reader) {
-	dec := observe.NewDecoder(stdout)
 	renumbered := map[uint64]uint64{}
-	for {
-		e, err := dec.Decode()
-		if errors.Is(err, io.EOF) {
+	eachLine(stdout, func(line []byte) {
+		if len(bytes.TrimSpace(line)) == 0 {
 			return
 		}
+		e, err := observe.ParseLine(line)
 		if err != nil {
-			p.keepOutput(err.Error())
-			continue
+			// The learner's code printed to the event stream after all.
+			p.keepOutput(string(line))
+			return
 		}
 		own := e.Seq
 		if e.Cause != 0 {
@@ -142,7 +189,7 @@ func (p *Process) forward(stdout io.Reader) {
 			renumbered[own] = seq
 			forgetOld(renumbered, own)
 		}
-	}
+	})
 }
 
 // causeMemory is how many of the program's latest events a queue add may
@@ -183,22 +230,22 @@ func (p *Process) noteGate(e observe.Event) {
 
 // readOutput watches stderr for the ready line and keeps the rest.
 func (p *Process) readOutput(stderr io.Reader) {
-	lines := bufio.NewScanner(stderr)
-	lines.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for lines.Scan() {
-		line := lines.Text()
+	eachLine(stderr, func(raw []byte) {
+		line := string(raw)
 		if rest, ok := strings.CutPrefix(line, runkit.ReadyLine); ok {
-			p.mu.Lock()
-			p.sw = parseSwitch(strings.TrimSpace(rest))
-			if len(p.sw.Values) > 0 {
-				p.value = p.sw.Values[0]
-			}
-			p.mu.Unlock()
-			close(p.ready)
-			continue
+			p.readyOnce.Do(func() {
+				p.mu.Lock()
+				p.sw = parseSwitch(strings.TrimSpace(rest))
+				if len(p.sw.Values) > 0 {
+					p.value = p.sw.Values[0]
+				}
+				p.mu.Unlock()
+				close(p.ready)
+			})
+			return
 		}
 		p.keepOutput(line)
-	}
+	})
 }
 
 // parseSwitch reads "name=v1,v2,…".
@@ -211,6 +258,9 @@ func parseSwitch(s string) Switch {
 }
 
 func (p *Process) keepOutput(line string) {
+	if p.echo != nil {
+		fmt.Fprintf(p.echo, "your controller: %s\n", line)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.output = append(p.output, line)
@@ -319,17 +369,25 @@ func (p *Process) Err() error {
 
 // stopGrace is how long the program gets to stop its manager after its
 // input closes, before it is killed.
-const stopGrace = 10 * time.Second
+var stopGrace = 10 * time.Second
+
+// kill ends the program's whole process group at once and waits for it.
+func (p *Process) kill() {
+	_ = p.stdin.Close()
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
 
 // Stop ends the program: closing its input asks it to stop; past stopGrace
-// it is killed.
+// its whole process group is killed (and Stop says so), so nothing it
+// started keeps the pipes open either.
 func (p *Process) Stop() error {
 	_ = p.stdin.Close()
 	select {
 	case <-p.exited:
+		return nil
 	case <-time.After(stopGrace):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
 	}
-	return nil
+	p.kill()
+	return fmt.Errorf("your controller did not stop within %s of being asked; killed it", stopGrace)
 }

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -97,6 +98,9 @@ type Kit struct {
 	Emitter observe.Emitter
 	gate    *observe.Gate
 	phases  *statusWatch
+	// watched are the kinds given to Handler, whose informers must have
+	// synced before the program says it is ready.
+	watched []client.Object
 }
 
 // ControllerOptions are controller options with the observed work queue.
@@ -110,10 +114,12 @@ func (k *Kit) Reconciler(controllerName string, r reconcile.Reconciler) reconcil
 	return observe.Reconciler(k.Emitter, controllerName, k.gate, r)
 }
 
-// Handler wraps an event handler so each watch event is seen, and the queue
-// adds it causes point back at it. Use it with the builder's Watches.
-func (k *Kit) Handler(controllerName, kind string, h handler.EventHandler) handler.EventHandler {
-	return observe.Handler(k.Emitter, controllerName, kind, h)
+// Handler wraps the event handler of a watch of obj's kind, so each watch
+// event is seen and the queue adds it causes point back at it. Use it with
+// the builder's Watches(obj, k.Handler(name, obj, h)).
+func (k *Kit) Handler(controllerName string, obj client.Object, h handler.EventHandler) handler.EventHandler {
+	k.watched = append(k.watched, obj)
+	return observe.Handler(k.Emitter, controllerName, "", h)
 }
 
 // Client wraps a client: a client event for every call, and phase and
@@ -189,6 +195,16 @@ func Run(p Program) error {
 		return fmt.Errorf("add the lab's types: %w", err)
 	}
 	k := &Kit{Emitter: bus, gate: observe.NewGate(), phases: newStatusWatch(bus)}
+
+	// lab's commands are served from the start, so closing stdin stops the
+	// program even before it is ready.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		serveCommands(os.Stdin, k.gate, p.Switch, bus)
+		cancel()
+	}()
+
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -205,25 +221,39 @@ func Run(p Program) error {
 		p.Switch.Set(p.Switch.Values[0])
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- mgr.Start(ctx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return fmt.Errorf("the controller's cache did not sync: %w", <-stopped)
+	if err := waitForWatches(ctx, mgr, k.watched); err != nil {
+		cancel()
+		return errors.Join(err, <-stopped)
 	}
 	fmt.Fprintf(os.Stderr, "%s %s=%s\n", ReadyLine, p.Switch.Name, strings.Join(p.Switch.Values, ","))
 
-	go func() {
-		serveCommands(os.Stdin, k.gate, p.Switch, bus)
-		cancel()
-	}()
 	runErr := <-stopped
 	bus.Close()
 	if err := <-encoded; err != nil && runErr == nil {
 		runErr = err
 	}
 	return runErr
+}
+
+// syncTimeout bounds the wait for the controller's informers: a cluster
+// that cannot be listed from must not leave lab waiting without a word.
+const syncTimeout = time.Minute
+
+// waitForWatches returns once the informer of every watched kind has
+// synced, so "ready" means the controller sees its objects. The
+// controller's own start creates these informers; asking for them here
+// only waits for the same ones.
+func waitForWatches(ctx context.Context, mgr ctrl.Manager, watched []client.Object) error {
+	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	for _, obj := range watched {
+		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
+			return fmt.Errorf("watch %T (is its CRD installed, can the API server be reached?): %w", obj, err)
+		}
+	}
+	return nil
 }
 
 // serveCommands applies lab's commands until r ends.

@@ -79,6 +79,12 @@ func (d *Decoder) Decode() (Event, error) {
 	}
 }
 
+// ParseLine decodes one line written by Encoder, for readers that look at
+// each line themselves (and keep the ones that are not events).
+func ParseLine(data []byte) (Event, error) {
+	return decodeLine(1, bytes.TrimSpace(data))
+}
+
 func decodeLine(line int, data []byte) (Event, error) {
 	var ev Event
 	if err := json.Unmarshal(data, &ev); err != nil {

@@ -90,7 +90,7 @@ func main() {
 			return ctrl.NewControllerManagedBy(mgr).
 				Named("greeting").
 				Watches(&learnv1alpha1.Greeting{},
-					k.Handler("greeting", "Greeting", &handler.EnqueueRequestForObject{}),
+					k.Handler("greeting", &learnv1alpha1.Greeting{}, &handler.EnqueueRequestForObject{}),
 					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 				WithOptions(k.ControllerOptions()).
 				Complete(k.Reconciler("greeting", r))

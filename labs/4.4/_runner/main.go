@@ -116,9 +116,9 @@ func main() {
 			owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &learnv1alpha1.Database{}, handler.OnlyControllerOwner())
 			return ctrl.NewControllerManagedBy(mgr).Named("database").
 				Watches(&learnv1alpha1.Database{},
-					k.Handler("database", "Database", &handler.EnqueueRequestForObject{}),
+					k.Handler("database", &learnv1alpha1.Database{}, &handler.EnqueueRequestForObject{}),
 					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-				Watches(&corev1.Secret{}, k.Handler("database", "Secret", owner)).
+				Watches(&corev1.Secret{}, k.Handler("database", &corev1.Secret{}, owner)).
 				WithOptions(k.ControllerOptions()).
 				Complete(k.Reconciler("database", r))
 		},
