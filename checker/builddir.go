@@ -20,15 +20,23 @@ func CacheRoot() string {
 	return filepath.Join(cache, "lab", "check")
 }
 
-// buildDirOf returns the private build folder of a workspace:
-// <CacheRoot>/<folder name>-<hash of its path>.
-func buildDirOf(workspaceDir string) (string, error) {
+// buildPurposes tell apart the builds of one workspace that may run at
+// once: "" for checks, runnerPurpose for `lab start --mine`.
+var buildPurposes = []string{"", runnerPurpose}
+
+// buildDirOf returns the private build folder of a workspace for one
+// purpose: <CacheRoot>/<folder name>-<hash of its path>[-<purpose>].
+func buildDirOf(workspaceDir, purpose string) (string, error) {
 	abs, err := filepath.Abs(workspaceDir)
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", workspaceDir, err)
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(CacheRoot(), filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6])), nil
+	dir := filepath.Join(CacheRoot(), filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6]))
+	if purpose != "" {
+		dir += "-" + purpose
+	}
+	return dir, nil
 }
 
 // lockBuildDir returns the private build folder of a workspace, emptied,
@@ -37,16 +45,11 @@ func buildDirOf(workspaceDir string) (string, error) {
 // by hand). The folders are stable per workspace on purpose: the go build
 // cache keys compiled packages by their folder, and `go test -c` relinks
 // only binaries that are out of date.
-//
-// purpose tells apart the builds of one workspace that may run at once: ""
-// for checks, "runner" for `lab start --mine`.
+// purpose is one of buildPurposes.
 func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func(), err error) {
-	dir, err = buildDirOf(workspaceDir)
+	dir, err = buildDirOf(workspaceDir, purpose)
 	if err != nil {
 		return "", "", nil, err
-	}
-	if purpose != "" {
-		dir += "-" + purpose
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", "", nil, fmt.Errorf("create build folder: %w", err)
@@ -100,13 +103,13 @@ var ErrBuildFilesInUse = errors.New("a check or `lab start --mine` is using the 
 // workspace between runs: the private copies and the binaries (a few
 // hundred MB). Some may not exist.
 func BuildFiles(workspaceDir string) ([]string, error) {
-	dir, err := buildDirOf(workspaceDir)
-	if err != nil {
-		return nil, err
-	}
 	var out []string
-	for _, d := range []string{dir, dir + "-" + runnerPurpose} {
-		out = append(out, d, d+".bin")
+	for _, purpose := range buildPurposes {
+		dir, err := buildDirOf(workspaceDir, purpose)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, dir, dir+".bin")
 	}
 	return out, nil
 }
@@ -115,12 +118,11 @@ func BuildFiles(workspaceDir string) ([]string, error) {
 // build's lock, so a build in progress is never pulled from under it
 // (ErrBuildFilesInUse). The next check rebuilds them.
 func RemoveBuildFiles(workspaceDir string) error {
-	paths, err := BuildFiles(workspaceDir)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(paths); i += 2 {
-		dir, bin := paths[i], paths[i+1]
+	for _, purpose := range buildPurposes {
+		dir, err := buildDirOf(workspaceDir, purpose)
+		if err != nil {
+			return err
+		}
 		unlock, err := lockFile(dir+".lock", 0, syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -128,7 +130,7 @@ func RemoveBuildFiles(workspaceDir string) error {
 		case err != nil:
 			return err
 		}
-		err = errors.Join(os.RemoveAll(dir), os.RemoveAll(bin))
+		err = errors.Join(os.RemoveAll(dir), os.RemoveAll(dir+".bin"))
 		unlock()
 		if err != nil {
 			return fmt.Errorf("remove build files: %w", err)

@@ -118,20 +118,10 @@ func solutionWith(t *testing.T, lab *labs.Lab, file, old, new string) string {
 	return strings.Replace(string(b), old, new, 1)
 }
 
-// snapshot hashes every file in dir.
-func snapshot(t *testing.T, dir string) labtest.Snapshot {
-	t.Helper()
-	snap, err := labtest.TakeSnapshot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
-}
-
 func check(t *testing.T, opts checker.Options) *checker.Report {
 	t.Helper()
 	opts.Kubeconfig = kubeconfig
-	before := snapshot(t, opts.Dir)
+	before := labtest.TakeSnapshot(t, opts.Dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	report, err := checker.Check(ctx, opts)
@@ -141,7 +131,7 @@ func check(t *testing.T, opts checker.Options) *checker.Report {
 	var human strings.Builder
 	_ = report.WriteHuman(&human, checker.HumanOptions{})
 	t.Logf("report:\n%s", human.String())
-	if changes := before.Changes(snapshot(t, opts.Dir)); len(changes) > 0 {
+	if changes := before.Changes(labtest.TakeSnapshot(t, opts.Dir)); len(changes) > 0 {
 		t.Errorf("the check changed the workspace: %v", changes)
 	}
 	return report

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/learnerctl"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/operator/observe"
 )
 
@@ -58,7 +58,7 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 				t.Fatalf("build the runner: %v", err)
 			}
 
-			c, ns := runnerNamespace(t, ctx)
+			c, ns := runnerNamespace(t)
 			bus := observe.NewBus()
 			rec := observe.NewRecorder(bus)
 			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig, Bus: bus})
@@ -182,23 +182,15 @@ func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what s
 }
 
 // runnerNamespace connects to the package's control plane and makes a
-// namespace for one runner.
-func runnerNamespace(t *testing.T, ctx context.Context) (client.Client, string) {
+// namespace for one runner, with the checks' own toolkit.
+func runnerNamespace(t *testing.T) (client.Client, string) {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "runner-"}}
-	if err := c.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), ns) })
-	return c, ns.Name
+	c := cluster.Client(t, cfg, clientgoscheme.Scheme)
+	return c, cluster.Namespace(t, c)
 }
 
 func createSample(t *testing.T, ctx context.Context, c client.Client, lab *labs.Lab, ns string, n int) string {

@@ -47,13 +47,16 @@ progress and the control-plane binaries are never touched.`,
 }
 
 func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
-	var paths []string
-	what, remove := "", func() error { return checker.RemoveAllBuildFiles() }
+	var (
+		paths  []string
+		what   string
+		remove func() error
+	)
 	if opts.All {
 		if opts.Lab != "" || opts.Dir != "" {
 			return errors.New("--all cleans every workspace: leave out LAB and --dir")
 		}
-		paths, what = []string{checker.CacheRoot()}, "every workspace"
+		paths, what, remove = []string{checker.CacheRoot()}, "every workspace", checker.RemoveAllBuildFiles
 	} else {
 		ref, err := resolveWorkspace(opts.Lab, opts.Dir)
 		if err != nil {

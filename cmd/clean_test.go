@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/labtest"
 )
 
 // TestCleanDeletesOnlyBuildFiles: lab clean removes the workspace's build
@@ -38,7 +39,7 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	if err := os.WriteFile(binary, bytes.Repeat([]byte{1}, 3<<20), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, ws.Dir)
+	before := labtest.TakeSnapshot(t, ws.Dir)
 
 	// A check holding its build lock: clean refuses and deletes nothing.
 	lock, err := os.OpenFile(paths[0]+".lock", os.O_CREATE|os.O_RDWR, 0o600)
@@ -67,7 +68,7 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	if _, err := os.Stat(binary); err == nil {
 		t.Error("the test binary is still there")
 	}
-	if changes := before.Changes(snapshot(t, ws.Dir)); len(changes) > 0 {
+	if changes := before.Changes(labtest.TakeSnapshot(t, ws.Dir)); len(changes) > 0 {
 		t.Errorf("lab clean changed the workspace: %v", changes)
 	}
 	if out, err := clean(CleanOptions{Dir: ws.Dir}); err != nil || !strings.Contains(out, "No build files") {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -98,19 +99,11 @@ func startLiveLab(ctx context.Context, o liveLabOptions) (*liveLab, error) {
 	proc, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: sess.Namespace,
 		Kubeconfig: sess.Kubeconfig, Context: o.Context, Bus: o.Bus, Output: o.Echo})
 	if err != nil {
-		return nil, errorsJoinClose(err, sess)
+		return nil, errors.Join(err, sess.Close())
 	}
 	o.progress(stepRunMine, t)
 	return &liveLab{Session: sess, mine: proc, objects: newLabObjects(sess, learnerSamples{lab: lab, gvk: gvk}),
 		driver: learnerDriver{proc}}, nil
-}
-
-// errorsJoinClose closes the session a failed start leaves behind.
-func errorsJoinClose(err error, sess *session.Session) error {
-	if closeErr := sess.Close(); closeErr != nil {
-		return fmt.Errorf("%w (and closing the session: %v)", err, closeErr)
-	}
-	return err
 }
 
 // Close stops the learner's controller (if any), then the session.

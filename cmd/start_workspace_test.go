@@ -88,12 +88,12 @@ func TestStartLeavesOtherFoldersAlone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := labtest.TakeSnapshot(t, dir)
 	_, err := openOrCreateWorkspace("3.1", dir, "en")
 	if err == nil || !strings.Contains(err.Error(), "not empty and not a lab workspace") || !strings.Contains(err.Error(), "--dir") {
 		t.Errorf("lab start in another project: %v", err)
 	}
-	if changes := before.Changes(snapshot(t, dir)); len(changes) > 0 {
+	if changes := before.Changes(labtest.TakeSnapshot(t, dir)); len(changes) > 0 {
 		t.Errorf("lab start wrote into another project: %v", changes)
 	}
 }
@@ -175,7 +175,7 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 		if before == nil && strings.Contains(errOut.String(), "lab start: workspace") {
-			before = snapshot(t, dir)
+			before = labtest.TakeSnapshot(t, dir)
 		}
 	}
 	interrupt()
@@ -194,16 +194,7 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatal("the workspace was never seen before the controller ran")
 	}
-	if changes := before.Changes(snapshot(t, dir)); len(changes) > 0 {
+	if changes := before.Changes(labtest.TakeSnapshot(t, dir)); len(changes) > 0 {
 		t.Errorf("lab start --mine changed the workspace: %v", changes)
 	}
-}
-
-func snapshot(t *testing.T, dir string) labtest.Snapshot {
-	t.Helper()
-	snap, err := labtest.TakeSnapshot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"testing"
 )
 
 // Snapshot is every file under a folder, by path relative to it, with its
@@ -14,8 +15,17 @@ import (
 // byte for byte as it was.
 type Snapshot map[string][32]byte
 
-// TakeSnapshot hashes every file under dir.
-func TakeSnapshot(dir string) (Snapshot, error) {
+// TakeSnapshot hashes every file under dir, failing t if it cannot.
+func TakeSnapshot(t testing.TB, dir string) Snapshot {
+	t.Helper()
+	snap, err := takeSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+func takeSnapshot(dir string) (Snapshot, error) {
 	out := Snapshot{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
