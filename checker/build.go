@@ -65,6 +65,8 @@ func checkFiles(exercises []*labs.Exercise) []addedFile {
 // prepare builds the private copy of the workspace in buildDir: the
 // learner's files without any test files, the added files (hidden checks,
 // a runner program), the support module, and a go.mod that points at it.
+// A go.mod that is missing or declares another module than the lab's is an
+// error.
 func prepare(lab *labs.Lab, workspaceDir, buildDir string, added []addedFile) error {
 	if err := copyWorkspace(workspaceDir, buildDir); err != nil {
 		return err
@@ -90,6 +92,9 @@ func prepare(lab *labs.Lab, workspaceDir, buildDir string, added []addedFile) er
 	gomod, err := os.ReadFile(filepath.Join(buildDir, "go.mod"))
 	if err != nil {
 		return fmt.Errorf("the workspace has no go.mod (recreate it with `lab init %s`, which keeps your files): %w", lab.ID, err)
+	}
+	if module := workspace.ModulePath(gomod); module != lab.Module {
+		return fmt.Errorf("go.mod's module must be %s, the path the lab's packages import each other by (it is %q): change its module line back", lab.Module, module)
 	}
 	goLine := goDirectiveOf(gomod)
 	if err := writeFile(filepath.Join(buildDir, supportDir, "go.mod"),

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // CacheRoot is the folder every workspace's private build lives under:
@@ -47,6 +49,16 @@ func buildDirOf(workspaceDir, purpose string) (string, error) {
 // only binaries that are out of date.
 // purpose is one of buildPurposes.
 func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func(), err error) {
+	return lockBuildDirWaiting(context.Background(), workspaceDir, purpose, nil)
+}
+
+// lockPoll is how often a busy build lock is tried again.
+const lockPoll = 100 * time.Millisecond
+
+// lockBuildDirWaiting is lockBuildDir that, when another build holds the
+// lock, first calls waiting (if set), once, then waits until the lock is
+// free or ctx ends.
+func lockBuildDirWaiting(ctx context.Context, workspaceDir, purpose string, waiting func()) (dir, binDir string, unlock func(), err error) {
 	dir, err = buildDirOf(workspaceDir, purpose)
 	if err != nil {
 		return "", "", nil, err
@@ -54,7 +66,20 @@ func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", "", nil, fmt.Errorf("create build folder: %w", err)
 	}
-	unlock, err = lockFile(dir+".lock", os.O_CREATE, syscall.LOCK_EX)
+	for told := false; ; told = true {
+		unlock, err = lockFile(dir+".lock", os.O_CREATE, syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, ErrBuildFilesInUse) {
+			break
+		}
+		if !told && waiting != nil {
+			waiting()
+		}
+		select {
+		case <-ctx.Done():
+			return "", "", nil, fmt.Errorf("wait for the build folder: %w", context.Cause(ctx))
+		case <-time.After(lockPoll):
+		}
+	}
 	if err != nil {
 		return "", "", nil, err
 	}

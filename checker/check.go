@@ -4,11 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
@@ -40,6 +47,9 @@ type Options struct {
 	// KeepBuildDir keeps the private build folder after the check (until
 	// the next check of the same workspace) and names it in the report.
 	KeepBuildDir bool
+	// Log, when set, is told what the check is waiting for (another check
+	// of the same workspace holding its build folder).
+	Log io.Writer
 }
 
 // Report is the outcome of one check.
@@ -75,6 +85,12 @@ type Result struct {
 	// Tests are the individual checks (subtests) with their outcomes.
 	Tests    []TestResult
 	Duration time.Duration
+	// Ungraded says the environment failed, not the code (the control
+	// plane stopped answering): the status is error, and Record keeps the
+	// exercise's previous grade.
+	Ungraded bool
+
+	ran bool // the checks' test binary ran (it built)
 }
 
 // TestResult is one check inside an exercise.
@@ -88,7 +104,9 @@ type TestResult struct {
 // Check grades the workspace: it copies it into a private build folder,
 // adds the hidden checks and the observation layer, builds the exercises'
 // test binaries, runs them (through test2json) against the control plane,
-// and maps the results to exercises. The workspace itself is never written.
+// and maps the results to exercises. When some did not pass and the control
+// plane no longer answers, those are left ungraded (Result.Ungraded): the
+// environment failed, not the code. The workspace itself is never written.
 func Check(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Lab == nil {
 		return nil, errors.New("checker: no lab given")
@@ -105,8 +123,15 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
 
-	buildDir, binDir, unlock, err := lockBuildDir(opts.Dir, "")
+	buildDir, binDir, unlock, err := lockBuildDirWaiting(ctx, opts.Dir, "", func() {
+		if opts.Log != nil {
+			fmt.Fprintln(opts.Log, "waiting for another lab check of this workspace to finish…")
+		}
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx)
+		}
 		return nil, err
 	}
 	defer unlock()
@@ -126,11 +151,20 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	for _, g := range groupsOf(exercises, opts.Timeout, opts.Race) {
 		runs, stderr, runErr := runGroup(ctx, opts.Lab, buildDir, binDir, g, env)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("check interrupted: %w", context.Cause(ctx))
+			return nil, interrupted(ctx)
 		}
+		explainFailedBuilds(runs)
 		for _, e := range g.exercises {
 			res := interpret(e, runs[opts.Lab.Module+"/"+e.Package], runs[""], stderr, runErr, paths)
 			report.Results = append(report.Results, res)
+		}
+	}
+	if failedWhileRunning(report.Results) {
+		if gone := controlPlaneAnswers(ctx, opts.Kubeconfig); gone != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
+			markControlPlaneGone(report.Results, gone)
 		}
 	}
 	// Report in the lab's order whatever the grouping was.
@@ -145,6 +179,11 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	report.Results = ordered
 	report.Duration = time.Since(report.Started)
 	return report, nil
+}
+
+// interrupted is Check's error once ctx is cancelled.
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("check interrupted: %w", context.Cause(ctx))
 }
 
 var (
@@ -182,13 +221,21 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 		out := paths.mapText(run.buildOutput.String())
 		res.Output = trim(out)
 		first := firstCompileError(out)
-		if strings.Contains(first, "(check)") {
+		switch {
+		case first == "":
+			res.Reason = "does not build, and go said nothing about why: run `go build ./...` in the workspace to see"
+		case strings.Contains(first, "(check)"):
 			res.Reason = "your code no longer provides what the checks use: " + first
-		} else {
+		case paths.outside(run.failedBuildBy):
+			// A package from another module failed: go.mod requires a
+			// version that cannot be had, or replaces it with a missing folder.
+			res.Reason = "a module go.mod requires cannot be used: " + first
+		default:
 			res.Reason = "does not compile: " + first
 		}
 		return res
 	}
+	res.ran = true
 
 	all := run.output.String()
 	for _, t := range run.sortedTests() {
@@ -203,10 +250,14 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 	if m := timedOutRe.FindStringSubmatch(all); m != nil {
 		res.Status = StatusError
 		res.Reason = fmt.Sprintf("timed out after %s: the checks never finished (a reconcile or a wait that never returns?)", m[1])
+		hang := hangReport(paths.realLoopLines(mapped, e), e)
+		if where := firstLearnerFrame(hang, e); where != "" {
+			res.Reason += "; stuck at " + where
+		}
 		if running := runningTests(all); running != "" {
 			res.Reason += "; still running: " + running
 		}
-		res.Output = trim(hangReport(mapped, e))
+		res.Output = trim(hang)
 		return res
 	}
 	if raceRe.MatchString(all) {
@@ -444,9 +495,178 @@ var (
 	checkLineRe = regexp.MustCompile(`^\s*\S+_check_test\.go:\d+(?: \(check\))?: (.*)$`)
 )
 
+// outside reports whether pkg belongs to neither the workspace's module
+// nor the support module lab adds: a dependency go.mod requires.
+func (m pathMapper) outside(pkg string) bool {
+	in := func(module string) bool { return pkg == module || strings.HasPrefix(pkg, module+"/") }
+	return pkg != "" && !in(m.module) && !in(supportModule)
+}
+
 func (m pathMapper) mapText(s string) string {
 	s = strings.ReplaceAll(s, m.buildDir+string(filepath.Separator), "")
 	s = strings.ReplaceAll(s, m.module+"/", "")
 	s = dotSlashRe.ReplaceAllString(s, "$1")
 	return checkFileRe.ReplaceAllString(s, "$1:$2 (check)")
+}
+
+// explainFailedBuilds gives each package whose build failed because another
+// package failed (a module go.mod cannot load, a broken package it imports)
+// that package's build output about it: go files the output under the
+// package that failed, not under the exercises importing it.
+func explainFailedBuilds(runs map[string]*packageRun) {
+	for pkg, r := range runs {
+		if !r.failedBuild || r.buildOutput.Len() > 0 || r.failedBuildBy == "" || r.failedBuildBy == pkg {
+			continue
+		}
+		if cause := runs[r.failedBuildBy]; cause != nil {
+			r.buildOutput.WriteString(sectionsAbout(cause.buildOutput.String(), pkg))
+		}
+	}
+}
+
+// sectionsAbout keeps, of build output made of "# package" sections, the
+// sections about pkg ("# pkg" or "# pkg [pkg.test]"), or all of it if none is.
+func sectionsAbout(out, pkg string) string {
+	var kept strings.Builder
+	keep := false
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if header, ok := strings.CutPrefix(line, "# "); ok {
+			header = strings.TrimSpace(header)
+			keep = header == pkg || strings.HasPrefix(header, pkg+" ")
+		}
+		if keep {
+			kept.WriteString(line)
+		}
+	}
+	if kept.Len() == 0 {
+		return out
+	}
+	return kept.String()
+}
+
+// probeTimeout bounds asking the control plane whether it still answers.
+const probeTimeout = 5 * time.Second
+
+// controlPlaneGoneReason is the reason of an exercise left ungraded because
+// the control plane went away during the check.
+const controlPlaneGoneReason = "the control plane stopped answering during the check (was `lab env down` run?) — nothing was graded; run `lab check` again"
+
+// controlPlaneAnswers returns nil when the control plane of kubeconfig
+// answers /readyz within probeTimeout, else what went wrong.
+func controlPlaneAnswers(ctx context.Context, kubeconfig string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+	}
+	cfg.Timeout = probeTimeout
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("control plane client: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if err := dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
+		return fmt.Errorf("control plane at %s: %w", cfg.Host, err)
+	}
+	return nil
+}
+
+// failedWhileRunning reports whether an exercise whose checks ran did not
+// pass: only then can the control plane have been the cause.
+func failedWhileRunning(results []*Result) bool {
+	for _, r := range results {
+		if r.ran && r.Status != StatusPass {
+			return true
+		}
+	}
+	return false
+}
+
+// markControlPlaneGone turns the exercises whose checks ran and did not pass
+// into ungraded errors: the control plane was gone (cause says how), so
+// their failures say nothing about the code.
+func markControlPlaneGone(results []*Result, cause error) {
+	for _, r := range results {
+		if !r.ran || r.Status == StatusPass {
+			continue
+		}
+		r.Status, r.Ungraded, r.Reason = StatusError, true, controlPlaneGoneReason
+		r.Output = strings.TrimSpace(cause.Error() + "\n" + r.Output)
+	}
+}
+
+// frameFuncRe reads a goroutine dump's function line (after path mapping):
+// "results.(*Reconciler).Reconcile(0x0?, ...)" gives the receiver type
+// Reconciler and the function Reconcile (closures, ".func1", count as their
+// enclosing function).
+var frameFuncRe = regexp.MustCompile(`^(?:\S+/)?[^./\s]+\.(?:\(\*?(\w+)(?:\[[^\]]*\])?\)\.)?(\w+)`)
+
+// realLoopLines fixes a goroutine dump's frames in the exercise's files that
+// say line 1: the compiler gives the jump of an empty loop (for {}) no line
+// of its own, so a goroutine stopped there is reported at line 1. The loop
+// is looked up in the named function's source, in the build folder.
+func (m pathMapper) realLoopLines(dump string, e *labs.Exercise) string {
+	lines := strings.Split(dump, "\n")
+	for i := 1; i < len(lines); i++ {
+		pos := strings.TrimSpace(lines[i])
+		for _, f := range e.Files {
+			if pos != f+":1" && !strings.HasPrefix(pos, f+":1 ") {
+				continue
+			}
+			fn := frameFuncRe.FindStringSubmatch(strings.TrimSpace(lines[i-1]))
+			if fn == nil {
+				continue
+			}
+			if line := emptyLoopLine(filepath.Join(m.buildDir, filepath.FromSlash(f)), fn[1], fn[2]); line > 0 {
+				lines[i] = strings.Replace(lines[i], f+":1", fmt.Sprintf("%s:%d", f, line), 1)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// emptyLoopLine returns the line of the first empty loop without a
+// condition in function name (a method of recv, when recv is set) of the Go
+// file, or 0.
+func emptyLoopLine(file, recv, name string) int {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return 0
+	}
+	line := 0
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || fd.Name.Name != name || receiverName(fd) != recv {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if loop, ok := n.(*ast.ForStmt); ok && line == 0 && loop.Cond == nil && len(loop.Body.List) == 0 {
+				line = fset.Position(loop.Pos()).Line
+			}
+			return line == 0
+		})
+	}
+	return line
+}
+
+// receiverName is the type name of a method's receiver ("" for a function).
+func receiverName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	switch g := t.(type) {
+	case *ast.IndexExpr:
+		t = g.X
+	case *ast.IndexListExpr:
+		t = g.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }

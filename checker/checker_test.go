@@ -15,6 +15,7 @@ import (
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
@@ -23,6 +24,9 @@ import (
 var kubeconfig string
 
 func TestMain(m *testing.M) {
+	if code, ok := proc.RunIfSupervisor(); ok {
+		os.Exit(code)
+	}
 	os.Exit(runWithControlPlane(m))
 }
 

@@ -50,7 +50,7 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 				fmt.Fprintf(&b, "    │ %s\n", line)
 			}
 		}
-		if hint, n, total := nextHint(e, opts); hint != "" {
+		if hint, n, total := nextHint(e, opts); hint != "" && !res.Ungraded {
 			label := "hint"
 			if ru {
 				label = "подсказка"
@@ -77,13 +77,11 @@ func nextHint(e *labs.Exercise, opts HumanOptions) (string, int, int) {
 	if len(hints) == 0 {
 		return "", 0, 0
 	}
-	shown := 0
+	var p *workspace.ExerciseProgress
 	if opts.Progress != nil {
-		if p := opts.Progress.Exercises[e.ID]; p != nil {
-			shown = p.HintsShown
-		}
+		p = opts.Progress.Exercises[e.ID]
 	}
-	i := min(shown, len(hints)-1)
+	i := p.NextHint(len(hints))
 	return hints[i], i + 1, len(hints)
 }
 
@@ -277,9 +275,12 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-// Record stores the report's grades in the workspace's progress.
+// Record stores the report's grades in the workspace's progress. An
+// exercise left ungraded (Result.Ungraded) keeps its previous grade.
 func (r *Report) Record(p *workspace.Progress) {
 	for _, res := range r.Results {
-		p.Record(res.Exercise.ID, res.Status, r.Started)
+		if !res.Ungraded {
+			p.Record(res.Exercise.ID, res.Status, r.Started)
+		}
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -48,6 +48,10 @@ type packageRun struct {
 	tests       map[string]*testRun
 	order       []string
 	elapsed     time.Duration
+
+	// failedBuildBy is the package whose build failed this one (the fail
+	// event names it); its build output says why.
+	failedBuildBy string
 }
 
 type testRun struct {
@@ -192,14 +196,12 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 // it printed to runs and returns its exit code. A non-zero exit is not an
 // error (failing tests exit 1); failing to start or finish is.
 func runJSON(ctx context.Context, dir string, env []string, stderr *bytes.Buffer, runs map[string]*packageRun, name string, args ...string) (int, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
+	// proc stops everything the command started (the test binary, its
+	// control-plane clients, whatever learner code spawned) when the check
+	// is cancelled or lab dies.
+	cmd := proc.Command(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	// Own process group, so a cancelled check also stops the processes the
-	// command started (the test binary and its control-plane clients).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -268,7 +270,7 @@ func parseTestJSON(r io.Reader, runs map[string]*packageRun) error {
 			p.action = ev.Action
 			p.elapsed = time.Duration(ev.Elapsed * float64(time.Second))
 			if ev.FailedBuild != "" {
-				p.failedBuild = true
+				p.failedBuild, p.failedBuildBy = true, buildPackage(ev.FailedBuild)
 			}
 		case "run":
 			get(ev.Package).test(ev.Test)

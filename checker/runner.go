@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
+	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -41,7 +41,7 @@ func BuildRunner(ctx context.Context, lab *labs.Lab, workspaceDir string) (strin
 	if lab.Runner == nil {
 		return "", fmt.Errorf("lab %s has no runner for --mine", lab.ID)
 	}
-	buildDir, binDir, unlock, err := lockBuildDir(workspaceDir, runnerPurpose)
+	buildDir, binDir, unlock, err := lockBuildDirWaiting(ctx, workspaceDir, runnerPurpose, nil)
 	if err != nil {
 		return "", err
 	}
@@ -51,10 +51,9 @@ func BuildRunner(ctx context.Context, lab *labs.Lab, workspaceDir string) (strin
 		return "", err
 	}
 	bin := filepath.Join(binDir, "lab-runner")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./"+runnerPackage)
+	cmd := proc.Command(ctx, "go", "build", "-o", bin, "./"+runnerPackage)
 	cmd.Dir = buildDir
 	cmd.Env = testEnv("", nil)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -91,6 +92,15 @@ func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
 		}
 		exercises = []*labs.Exercise{e}
 	}
+	// A report file that cannot be written must not cost a whole check.
+	for _, f := range []struct{ flag, path string }{{"--results", opts.Results}, {"--junit", opts.JUnit}} {
+		if f.path == "" {
+			continue
+		}
+		if err := checkWritable(f.path); err != nil {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+	}
 
 	kubeconfig := opts.Kubeconfig
 	if kubeconfig == "" {
@@ -148,6 +158,7 @@ func checkOnce(ctx context.Context, streams IOStreams, opts CheckOptions, ref *w
 	}
 	report, err := checker.Check(ctx, checker.Options{
 		Lab: ref.Lab, Dir: ref.Dir, Exercises: exercises, Kubeconfig: kubeconfig, KeepBuildDir: opts.KeepBuild,
+		Log: streams.ErrOut,
 	})
 	if err != nil {
 		return false, err
@@ -160,21 +171,51 @@ func checkOnce(ctx context.Context, streams IOStreams, opts CheckOptions, ref *w
 	if err != nil {
 		return false, err
 	}
+	// The grades are kept whatever happens to the report files.
+	report.Record(progress)
+	var errs []error
+	if err := workspace.SaveProgress(ref.Dir, progress); err != nil {
+		errs = append(errs, fmt.Errorf("save progress: %w", err))
+	}
 	if opts.Results != "" {
-		if err := writeReportFile(opts.Results, report.WriteExercism); err != nil {
-			return false, err
-		}
+		errs = append(errs, writeReportFile(opts.Results, report.WriteExercism))
 	}
 	if opts.JUnit != "" {
-		if err := writeReportFile(opts.JUnit, report.WriteJUnit); err != nil {
-			return false, err
+		errs = append(errs, writeReportFile(opts.JUnit, report.WriteJUnit))
+	}
+	return report.Passed(), errors.Join(errs...)
+}
+
+// checkWritable says why a report file could not be written at name: its
+// folder is missing or read-only, or name is a folder or a read-only file.
+// It changes nothing on disk.
+func checkWritable(name string) error {
+	st, err := os.Stat(name)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("%s is a folder, not a file", name)
+	case err == nil:
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", name, err)
 		}
+		return f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: %w", name, err)
 	}
-	report.Record(progress)
-	if err := workspace.SaveProgress(ref.Dir, progress); err != nil {
-		return false, fmt.Errorf("save progress: %w", err)
+	dir := filepath.Dir(name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("cannot write %s: the folder %s does not exist", name, dir)
 	}
-	return report.Passed(), nil
+	probe, err := os.CreateTemp(dir, ".lab-write-test-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	probe.Close()
+	if err := os.Remove(probe.Name()); err != nil {
+		return fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	return nil
 }
 
 func writeReportFile(name string, write func(io.Writer) error) error {

@@ -19,19 +19,7 @@ import (
 // results.json and JUnit written, progress recorded, the workspace's files
 // untouched.
 func TestCheckCommand(t *testing.T) {
-	lab, err := labs.Get("3.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := checker.CRDs(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := controlplane.Start(context.Background(), controlplane.Options{CRDs: crds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cp.Stop() }()
+	cp := labControlPlane(t, "3.1")
 
 	dir := filepath.Join(t.TempDir(), "ws")
 	mustRun(t, "init", "3.1", "--dir", dir)
@@ -127,4 +115,24 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 		close(s.ready)
 	}
 	return s.w.Write(p)
+}
+
+// labControlPlane starts a private control plane with the lab's CRDs for
+// the test, stopped when it ends.
+func labControlPlane(t *testing.T, labID string) *controlplane.ControlPlane {
+	t.Helper()
+	lab, err := labs.Get(labID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := checker.CRDs(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cp.Stop() })
+	return cp
 }

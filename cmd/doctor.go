@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,6 +53,7 @@ func runDoctor(ctx context.Context, streams IOStreams, opts DoctorOptions) error
 	if !opts.SkipStart && binResult.Fix == "" {
 		results = append(results, checkStart(ctx, bins))
 	}
+	results = append(results, checkEnvState())
 	results = append(results, checkTerminal(streams)...)
 
 	problems := 0
@@ -102,10 +104,10 @@ func checkBinaries() (controlplane.Binaries, checkResult) {
 	}
 	var versions []string
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		v, err := binaryVersion(bins.Path(name))
+		v, err := controlplane.BinaryVersion(bins.Path(name))
 		if err != nil {
 			r.Detail = fmt.Sprintf("%s in %s does not run: %v", name, bins.Dir, err)
-			r.Fix = "run `lab setup --from-source` to rebuild them"
+			r.Fix = controlplane.RebuildAdvice(bins)
 			return bins, r
 		}
 		versions = append(versions, name+" "+v)
@@ -115,20 +117,6 @@ func checkBinaries() (controlplane.Binaries, checkResult) {
 		r.Fix = fmt.Sprintf("lab expects Kubernetes %s: run `lab setup --from-source`, or point KUBEBUILDER_ASSETS at 1.37 binaries", buildinfo.KubernetesVersion)
 	}
 	return bins, r
-}
-
-// binaryVersion runs `NAME --version` and returns the version it names.
-func binaryVersion(path string) (string, error) {
-	out, err := exec.Command(path, "--version").CombinedOutput()
-	if err != nil {
-		return "", err
-	}
-	for _, field := range strings.Fields(string(out)) {
-		if strings.HasPrefix(field, "v") || (len(field) > 0 && field[0] >= '0' && field[0] <= '9' && strings.Contains(field, ".")) {
-			return field, nil
-		}
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 func checkStart(ctx context.Context, bins controlplane.Binaries) checkResult {
@@ -149,6 +137,26 @@ func checkStart(ctx context.Context, bins controlplane.Binaries) checkResult {
 	}
 	r.Detail = fmt.Sprintf("started %s at %s in %s, stopped in %s", cp.KubernetesVersion, cp.Host,
 		started.Round(10*time.Millisecond), time.Since(t).Round(10*time.Millisecond))
+	return r
+}
+
+// checkEnvState reads the state of `lab env up`: a corrupt state file
+// breaks lab start, run and check, so it is a problem with its fix.
+func checkEnvState() checkResult {
+	r := checkResult{Name: "lab env"}
+	st, err := controlplane.ReadState()
+	switch {
+	case err == nil:
+		r.Detail = fmt.Sprintf("a background control plane runs at %s (pid %d); lab start, run and check use it", st.Host, st.PID)
+	case errors.Is(err, controlplane.ErrNotRunning):
+		r.Detail = err.Error() + "; lab start, run and check start their own"
+	case errors.Is(err, controlplane.ErrCorruptState):
+		r.Detail = err.Error()
+		r.Fix = "run `lab env down`: it removes the corrupt state file"
+	default:
+		r.Detail = err.Error()
+		r.Fix = "fix the state directory named above, or set LAB_STATE_DIR to a private directory of your own"
+	}
 	return r
 }
 

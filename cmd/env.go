@@ -97,7 +97,8 @@ func newEnvDownCmd(streams IOStreams) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			err := controlplane.Down(c.Context(), streams.Out)
 			if errors.Is(err, controlplane.ErrNotRunning) {
-				fmt.Fprintln(streams.Out, "no lab env control plane is running")
+				// Says too whether a stale state file was removed.
+				fmt.Fprintln(streams.Out, err.Error())
 				return nil
 			}
 			return err

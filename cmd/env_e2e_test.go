@@ -1,8 +1,8 @@
 package cmd_test
 
 import (
-	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,29 +85,11 @@ func TestNoControlPlaneProcessOutlivesLab(t *testing.T) {
 	}
 }
 
-func waitForLine(t *testing.T, r interface{ Read([]byte) (int, error) }, want string, timeout time.Duration) {
+// waitForLine fails t unless a line of r holds want within timeout.
+func waitForLine(t *testing.T, r io.Reader, want string, timeout time.Duration) {
 	t.Helper()
-	found := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), want) {
-				found <- true
-				// Keep draining so the child never blocks on a full pipe.
-				for sc.Scan() {
-				}
-				return
-			}
-		}
-		found <- false
-	}()
-	select {
-	case ok := <-found:
-		if !ok {
-			t.Fatalf("output ended before %q", want)
-		}
-	case <-time.After(timeout):
-		t.Fatalf("no %q within %s", want, timeout)
+	if err := labtest.WaitForLine(r, want, timeout); err != nil {
+		t.Fatal(err)
 	}
 }
 

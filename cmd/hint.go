@@ -65,14 +65,15 @@ func runHint(_ context.Context, streams IOStreams, opts HintOptions) error {
 	}
 	hints := e.Hints.In(lang)
 	p := progress.Exercise(e.ID)
-	i := min(p.HintsShown, len(hints)-1)
+	if len(hints) == 0 {
+		return fmt.Errorf("exercise %s of lab %s has no hints", e.ID, ref.Lab.ID)
+	}
+	i := p.NextHint(len(hints))
 	fmt.Fprintf(streams.Out, "%s %d. %s — hint %d/%d\n\n%s\n", ref.Lab.ID, e.Number, e.Title.In(lang), i+1, len(hints), hints[i])
 	if i == len(hints)-1 {
 		fmt.Fprintf(streams.Out, "\nThat is the last hint. `lab solution %s %s --force` shows the reference solution.\n", ref.Lab.ID, e.ID)
 	}
-	if p.HintsShown < len(hints) {
-		p.HintsShown++
-	}
+	p.HintsShown = min(i+1, len(hints))
 	return workspace.SaveProgress(ref.Dir, progress)
 }
 

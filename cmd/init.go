@@ -33,7 +33,8 @@ func newInitCmd(streams IOStreams) *cobra.Command {
 module pinned to the module versions lab itself uses (so it builds offline
 from the local module cache), the starter files with TODO(lab) markers, and
 a README with the exercises. It starts nothing and never overwrites a file:
-run it again to restore files you deleted.`,
+run it again to restore files you deleted. A folder that is neither empty
+nor a lab workspace is left alone.`,
 		Example: "  lab init 3.1\n  lab init 3.1 --dir ~/work/controller-lab --lang ru",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -172,23 +173,14 @@ func resolveWorkspace(labID, dir string) (*workspaceRef, error) {
 	}
 }
 
-// enclosingWorkspace returns the nearest folder, from the current one up,
-// that holds a lab state folder.
+// enclosingWorkspace returns the nearest lab workspace from the current
+// folder up (see workspace.Enclosing), or "".
 func enclosingWorkspace() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	for {
-		if st, err := os.Stat(filepath.Join(dir, workspace.StateDir)); err == nil && st.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return workspace.Enclosing(dir)
 }
 
 // splitLabAndExercise reads "[LAB] [EXERCISE]" arguments: a first argument

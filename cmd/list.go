@@ -44,13 +44,34 @@ func runList(_ context.Context, streams IOStreams, opts ListOptions) error {
 	if err != nil {
 		return err
 	}
+	// --dir names one workspace: it must be one, and it shows only in its
+	// own lab's section.
+	var named *workspaceRef
+	if opts.Dir != "" {
+		if named, err = resolveWorkspace("", opts.Dir); err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+	}
+	workspaceOf := func(lab *labs.Lab) *workspaceRef {
+		if named != nil {
+			if named.Lab.ID == lab.ID {
+				return named
+			}
+			return nil
+		}
+		ref, err := resolveWorkspace(lab.ID, "")
+		if err != nil {
+			return nil
+		}
+		return ref
+	}
 	for i, lab := range all {
 		if i > 0 {
 			fmt.Fprintln(streams.Out)
 		}
 		var progress *workspace.Progress
 		where := "no workspace yet: lab init " + lab.ID
-		if ref, err := resolveWorkspace(lab.ID, opts.Dir); err == nil {
+		if ref := workspaceOf(lab); ref != nil {
 			where = displayDir(ref.Dir)
 			p, err := workspace.LoadProgress(ref.Dir)
 			var corrupt *workspace.CorruptProgressError

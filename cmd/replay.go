@@ -77,8 +77,7 @@ func runReplay(ctx context.Context, streams IOStreams, opts ReplayOptions) error
 		Header: tui.Header{Lab: lab, Title: labTitle(lab), Source: filepath.Base(opts.File), Namespace: traceNamespace(events)},
 		Trace:  events,
 	})
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
-		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
+	p := newProgram(ctx, streams, model)
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("replay: %w", err)
 	}

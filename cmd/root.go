@@ -11,13 +11,20 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/operator-lab/lab/internal/buildinfo"
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // IOStreams are the standard streams a command uses, injectable so tests can
@@ -41,7 +48,18 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 // Main runs lab with the process arguments and returns the exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if code, ok := proc.RunIfSupervisor(); ok {
+		return code
+	}
+	// Everything temporary (envtest's etcd data and keys, go's build
+	// folders) goes into a folder of this process's own, removed at the
+	// end, or at the next start if lab is killed.
+	_, removeTemp, err := proc.UsePrivateTempDir()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lab: warning: %v; temporary files go to %s\n", err, os.TempDir())
+	}
+	defer removeTemp()
+	ctx, stop := stopContext(removeTemp)
 	defer stop()
 	// controller-runtime's own logs would bury lab's output; what the
 	// operator does is shown as events. LAB_DEBUG=1 brings them back.
@@ -52,7 +70,114 @@ func Main() int {
 		// client-go warnings would otherwise land on the live UI's screen.
 		klog.SetLogger(logr.Discard())
 	}
-	return Execute(ctx, StdStreams(), os.Args[1:])
+	return runGuarded(os.Stderr, func() int { return Execute(ctx, StdStreams(), os.Args[1:]) })
+}
+
+// stopSignals end lab the way Ctrl-C does: an interrupt, a kill, or the
+// terminal going away.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// stopDeadline is how long lab may take to stop after a stop signal
+// before it gives up stopping cleanly; a second signal ends it at once.
+const stopDeadline = 15 * time.Second
+
+// stopContext is cancelled by the first stop signal (its cause names the
+// signal). lab is the only owner of these signals — the live view runs
+// without bubbletea's own handler — so nothing races to handle one. If
+// stopping then hangs, or another signal comes, lab exits anyway: the
+// children die with it (see package proc) and onForce removes its files.
+func stopContext(onForce func()) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(stopSignal{sig})
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+		case <-time.After(stopDeadline):
+		case <-done:
+			return
+		}
+		fmt.Fprintln(os.Stderr, "lab: not stopped cleanly in time; exiting now")
+		onForce()
+		// The one exit outside main: the process must end even though a
+		// stop is stuck somewhere in it.
+		os.Exit(1)
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			close(done)
+			signal.Stop(sigs)
+			cancel(nil)
+		})
+	}
+}
+
+// stopSignal is the cause of a context cancelled by a stop signal.
+type stopSignal struct{ sig os.Signal }
+
+func (s stopSignal) Error() string { return s.sig.String() + " signal received" }
+
+// exitCode is the exit status a shell shows for a process ended by the
+// signal: 128 + its number (130 for Ctrl-C, 143 for SIGTERM).
+func (s stopSignal) exitCode() int {
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 130
+}
+
+// interruptedExit is the exit status for a command cut short by ctx's stop
+// signal (130 when the cause is not one).
+func interruptedExit(ctx context.Context) exitError {
+	var s stopSignal
+	if errors.As(context.Cause(ctx), &s) {
+		return exitError{code: s.exitCode()}
+	}
+	return exitError{code: 130}
+}
+
+// exitInternalError is the exit code of a bug in lab (as sysexits' EX_SOFTWARE).
+const exitInternalError = 70
+
+// runGuarded runs lab and turns a panic into one line on errOut and a file
+// with the details, instead of a stack trace on the learner's terminal.
+func runGuarded(errOut io.Writer, run func() int) (code int) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		code = exitInternalError
+		report := fmt.Sprintf("lab %s panicked: %v\n\n%s", buildinfo.Version, r, debug.Stack())
+		f, err := os.CreateTemp(crashDir(), "lab-crash-*.txt")
+		if err != nil {
+			fmt.Fprintf(errOut, "lab: internal error: %v (please report it)\n", r)
+			return
+		}
+		_, _ = f.WriteString(report)
+		_ = f.Close()
+		fmt.Fprintf(errOut, "lab: internal error: %v; please report it with %s\n", r, f.Name())
+	}()
+	return run()
+}
+
+// crashDir keeps crash reports where they outlive the private temp folder.
+func crashDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		dir = filepath.Join(dir, "lab")
+		if os.MkdirAll(dir, 0o700) == nil {
+			return dir
+		}
+	}
+	return os.TempDir()
 }
 
 // Execute runs lab with the given arguments and streams and returns the exit code.

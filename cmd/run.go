@@ -61,7 +61,8 @@ func newRunCmd(streams IOStreams) *cobra.Command {
 in a namespace of its own, drives a scenario, and prints every event the
 operator emits: watch events, queue calls, reconciles, client calls, phases,
 conditions, breaker, backoff, rate limiting and external calls. At the end it
-prints a summary. The namespace is removed on exit.
+prints a summary. The namespace is removed on exit. An interrupted run
+(Ctrl-C, SIGTERM) prints the summary and exits with 128+signal (130, 143).
 
 Scenarios:
 ` + scenarioHelp() + `
@@ -172,6 +173,10 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 	fmt.Fprintf(streams.ErrOut, "lab run: lab %s, scenario %s, namespace %s on %s\n", opts.Lab, opts.Scenario, sess.Namespace, sess.Host)
 
 	runErr := drive(ctx, streams, opts, scen, sess.Session, out)
+	interrupted := errors.Is(runErr, errInterrupted)
+	if interrupted {
+		runErr = nil
+	}
 	closeErr := sess.close()
 	if n := sub.Dropped(); n > 0 {
 		fmt.Fprintf(streams.ErrOut, "lab run: %d events were dropped (output could not keep up)\n", n)
@@ -179,11 +184,18 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 	if werr := out.finish(); werr != nil && runErr == nil {
 		runErr = werr
 	}
-	return errors.Join(runErr, closeErr)
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return err
+	}
+	if interrupted {
+		// The summary is out; the exit status tells scripts the run was cut short.
+		return interruptedExit(ctx)
+	}
+	return nil
 }
 
 // drive runs the scenario (or just waits) until it ends, --for passes or ctx
-// is cancelled.
+// is cancelled; an interrupt (ctx cancelled) returns errInterrupted.
 func drive(ctx context.Context, streams IOStreams, opts RunOptions, scen *scenario.Scenario, sess *session.Session, out *eventPrinter) error {
 	runCtx := ctx
 	if opts.For > 0 {
@@ -193,31 +205,54 @@ func drive(ctx context.Context, streams IOStreams, opts RunOptions, scen *scenar
 	}
 	if scen == nil {
 		<-runCtx.Done()
-		return stopReason(ctx, streams, runCtx)
+		return stopReason(ctx, streams, runCtx, opts.For)
 	}
 	err := scen.Run(runCtx, scenario.Env{
-		Client: sess.Client, Namespace: sess.Namespace, Switches: sess.Switches, Emitter: sess.Bus,
-		Settle: func(ctx context.Context) error { return out.waitQuiet(ctx, opts.Settle, settleMax) },
+		Client: sess.Client, Namespace: sess.Namespace, Switches: sess.Switches,
+		Emitter: stoppedEmitter{next: sess.Bus, ctx: ctx, runCtx: runCtx, after: opts.For},
+		Settle:  func(ctx context.Context) error { return out.waitQuiet(ctx, opts.Settle, settleMax) },
 	})
 	if err != nil && runCtx.Err() != nil {
-		return stopReason(ctx, streams, runCtx)
+		return stopReason(ctx, streams, runCtx, opts.For)
 	}
 	return err
 }
 
-var errRunTimeUp = errors.New("--for elapsed")
+var (
+	errRunTimeUp   = errors.New("--for elapsed")
+	errInterrupted = errors.New("lab run interrupted")
+)
 
-// stopReason reports why a run stopped early; only an interrupt of the whole
-// command is passed on as an error.
-func stopReason(ctx context.Context, streams IOStreams, runCtx context.Context) error {
+// stopReason reports why a run stopped early: errInterrupted for an
+// interrupt of the whole command; nil when --for ended it.
+func stopReason(ctx context.Context, streams IOStreams, runCtx context.Context, after time.Duration) error {
 	if ctx.Err() != nil {
 		fmt.Fprintln(streams.ErrOut, "lab run: interrupted")
-		return nil
+		return errInterrupted
 	}
 	if errors.Is(context.Cause(runCtx), errRunTimeUp) {
-		fmt.Fprintln(streams.ErrOut, "lab run: stopped: --for elapsed")
+		fmt.Fprintf(streams.ErrOut, "lab run: stopped: --for elapsed (the run ended after %s)\n", after)
 	}
 	return nil
+}
+
+// stoppedEmitter passes a scenario's events on, except its "failed" step
+// when the only failure is the run being stopped (--for elapsed, or an
+// interrupt): that becomes a "stopped" step saying so, not a failed create.
+type stoppedEmitter struct {
+	next        observe.Emitter
+	ctx, runCtx context.Context
+	after       time.Duration
+}
+
+func (e stoppedEmitter) Emit(ev observe.Event) {
+	if ev.Kind == observe.KindScenario && ev.Op == "failed" && e.runCtx.Err() != nil {
+		ev.Op, ev.Message = "stopped", fmt.Sprintf("the run ended after --for %s, before the scenario finished", e.after)
+		if e.ctx.Err() != nil {
+			ev.Message = "interrupted before the scenario finished"
+		}
+	}
+	e.next.Emit(ev)
 }
 
 // eventPrinter writes events as they come and keeps the summary.

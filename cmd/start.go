@@ -161,6 +161,13 @@ func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *s
 	key, err := sess.objects.create(ctx)
 	if err == nil {
 		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, whoseController(opts, ws), key)
+		go sess.WatchHealth(ctx, healthInterval, func(err error) {
+			if err != nil {
+				fmt.Fprintf(streams.ErrOut, "lab start: %v (was `lab env down` run?)\n", err)
+			} else {
+				fmt.Fprintln(streams.ErrOut, "lab start: the control plane answers again")
+			}
+		})
 		select {
 		case <-ctx.Done():
 		case <-sess.exited():
@@ -188,8 +195,7 @@ func startTUI(ctx context.Context, streams IOStreams, opts StartOptions, ws *sta
 		Lang:      opts.Lang,
 		Exercises: &exercises,
 	})
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
-		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
+	p := newProgram(ctx, streams, model)
 
 	startCtx, cancelStart := context.WithCancel(ctx)
 	defer cancelStart()
@@ -259,8 +265,19 @@ func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWo
 		Dropped:  sub.Dropped,
 	})
 	go lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) })
+	go lab.WatchHealth(ctx, healthInterval, func(err error) {
+		msg := tui.ControlPlaneMsg{Lost: err != nil}
+		if err != nil {
+			msg.Why = err.Error()
+		}
+		p.Send(msg)
+	})
 	return lab, nil
 }
+
+// healthInterval is how often the live view checks that its control plane
+// still answers.
+const healthInterval = 2 * time.Second
 
 // stepWorkspace is the first start-up step: the learner's workspace.
 const stepWorkspace = "workspace"

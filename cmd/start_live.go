@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -197,4 +198,13 @@ func (l *liveLab) reportExit(ctx context.Context, tell func(tui.NoticeMsg)) {
 		why = "your controller exited; its last words: " + out[len(out)-1]
 	}
 	tell(tui.NoticeMsg{Text: why + " — fix it, then start again", Bad: true})
+}
+
+// newProgram makes a full-screen program of the live view. It ends when
+// ctx does: lab's own stop signals cancel ctx, and bubbletea's signal
+// handler is off, as the two together could deadlock (its handler blocks
+// sending a quit message that nobody reads once ctx is cancelled).
+func newProgram(ctx context.Context, streams IOStreams, model tea.Model) *tea.Program {
+	return tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler(),
+		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
 }

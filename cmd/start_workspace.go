@@ -63,7 +63,7 @@ func openOrCreateWorkspace(labID, dir, lang string) (*startWorkspace, error) {
 	case err != nil:
 		return nil, fmt.Errorf("workspace folder %s: %w", dir, err)
 	case len(entries) > 0:
-		return nil, fmt.Errorf("%s is not empty and not a lab workspace, so lab start leaves it alone: choose a new folder with --dir, or add the lab's files to it on purpose with `lab init %s --dir %s`", dir, lab.ID, dir)
+		return nil, fmt.Errorf("%s is not empty and not a lab workspace, so lab start leaves it alone: choose a new or empty folder with --dir", dir)
 	}
 	created, err := workspace.Create(lab, abs, lang)
 	if err != nil {

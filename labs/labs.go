@@ -274,6 +274,21 @@ func Get(id string) (*Lab, error) {
 	return nil, fmt.Errorf("no lab %q (labs: %s)", id, strings.Join(ids, ", "))
 }
 
+// ByModule returns the embedded lab whose workspace module path is module,
+// or nil when no lab's is.
+func ByModule(module string) (*Lab, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range all {
+		if l.Module == module {
+			return l, nil
+		}
+	}
+	return nil, nil
+}
+
 // Load parses and validates the lab definition in root (a lab folder).
 func Load(root fs.FS) (*Lab, error) {
 	raw, err := fs.ReadFile(root, "lab.yaml")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane/buildsrc"
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // minFreeBytes is roughly what a cold build needs: module sources plus the
@@ -69,7 +70,8 @@ func buildOne(ctx context.Context, goBin, moduleDir, pkg, out, label string, log
 			" -X k8s.io/component-base/version.gitMinor=" + parts[1] +
 			" -X k8s.io/component-base/version.gitTreeState=clean"
 	}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags", ldflags, "-o", out, "./"+pkg)
+	// A build outlives nothing: it dies with lab, compilers included.
+	cmd := proc.Command(ctx, goBin, "build", "-trimpath", "-ldflags", ldflags, "-o", out, "./"+pkg)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "CGO_ENABLED=0")
 	var output bytes.Buffer

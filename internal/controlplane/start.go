@@ -2,13 +2,16 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,6 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // Start-up steps reported to Options.Progress, in order.
@@ -57,6 +62,8 @@ type ControlPlane struct {
 
 	env *envtest.Environment
 	dir string
+	// attachment is this process's registration with the shared control plane.
+	attachment string
 }
 
 // Start starts a private control plane: etcd and kube-apiserver on loopback
@@ -69,6 +76,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	opts.progress(StepBinaries, t)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 
 	dir, err := os.MkdirTemp("", "lab-controlplane-")
 	if err != nil {
@@ -97,9 +107,13 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 
 	t = time.Now()
 	etcdReady := watchEtcdReady(ctx, dir)
-	cfg, err := env.Start()
+	cfg, err := startEnv(ctx, env, dir, func() { _ = cp.Stop() })
+	if errors.Is(err, errStartAbandoned) {
+		ok = true // startEnv stops what started, once envtest lets go of it
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("start the control plane (binaries from %s, %s): %w", bins.Dir, bins.Source, err)
+		return nil, startError(bins, err)
 	}
 	if etcdTook, ok := <-etcdReady; ok {
 		if opts.Progress != nil {
@@ -141,11 +155,15 @@ func (cp *ControlPlane) installCRDs(opts Options) error {
 	return nil
 }
 
-// Stop stops a private control plane and removes its files. For the shared
-// control plane it does nothing: `lab env down` stops that one.
+// Stop stops a private control plane and removes its files. The shared
+// control plane keeps running (`lab env down` stops that one): Stop only
+// removes this process's registration with it.
 func (cp *ControlPlane) Stop() error {
-	if cp == nil || cp.Shared {
+	if cp == nil {
 		return nil
+	}
+	if cp.Shared {
+		return unregisterAttachment(cp.attachment)
 	}
 	var err error
 	if cp.env != nil && cp.Config != nil {
@@ -188,7 +206,8 @@ func deathLinkedLaunchers(dir string, bins Binaries) (etcdPath, apiserverPath st
 			return bins.Path(name), nil
 		}
 		path := filepath.Join(dir, "launch-"+name)
-		script := "#!/bin/sh\n" + extra + "exec " + shellQuote(setpriv) + " --pdeathsig KILL -- " + shellQuote(bins.Path(name)) + " \"$@\"\n"
+		// The PID file lets an interrupted start kill it (exec keeps the PID).
+		script := "#!/bin/sh\necho $$ > " + shellQuote(pidFile(dir, name)) + "\n" + extra + "exec " + shellQuote(setpriv) + " --pdeathsig KILL -- " + shellQuote(bins.Path(name)) + " \"$@\"\n"
 		if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 			return "", fmt.Errorf("write the %s launcher: %w", name, err)
 		}
@@ -203,6 +222,48 @@ func deathLinkedLaunchers(dir string, bins Binaries) (etcdPath, apiserverPath st
 	apiserverPath, err = launch("kube-apiserver", "")
 	return etcdPath, apiserverPath, err
 }
+
+func pidFile(dir, name string) string { return filepath.Join(dir, name+".pid") }
+
+// startEnv starts envtest, which cannot be interrupted itself: when ctx
+// ends first, the processes it waits for are killed and startEnv returns
+// at once (Ctrl-C during start-up), leaving cleanUp to run once envtest
+// gives up; if lab exits before that, the kernel and its exit clean up.
+func startEnv(ctx context.Context, env *envtest.Environment, dir string, cleanUp func()) (*rest.Config, error) {
+	type result struct {
+		cfg *rest.Config
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		cfg, err := env.Start()
+		done <- result{cfg, err}
+	}()
+	select {
+	case r := <-done:
+		return r.cfg, r.err
+	case <-ctx.Done():
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		data, err := os.ReadFile(pidFile(dir, name))
+		if err != nil {
+			continue
+		}
+		// Only a child of this process: envtest has not reaped it, so the
+		// PID cannot belong to anyone else.
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && proc.ParentPID(pid) == os.Getpid() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	go func() {
+		<-done
+		cleanUp()
+	}()
+	return nil, errStartAbandoned
+}
+
+// errStartAbandoned: startEnv returned before envtest, as ctx ended.
+var errStartAbandoned = errors.New("control-plane start abandoned")
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 

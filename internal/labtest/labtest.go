@@ -1,6 +1,7 @@
 // Package labtest helps tests that exercise lab as a user meets it: it
-// builds the real lab binary once per test process and finds the processes
-// a lab process started.
+// builds the real lab binary once per test process, finds the processes a
+// lab process started, drives it in a real terminal (tmux) and tells
+// whether a workspace changed.
 package labtest
 
 import (
@@ -10,8 +11,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 var (
@@ -21,7 +23,7 @@ var (
 )
 
 // Binary builds lab (the module's main package) once and returns its path.
-// The caller's TestMain should remove Dir() when done.
+// The caller's TestMain should call RemoveBinary when done.
 func Binary() (string, error) {
 	buildOnce.Do(func() {
 		root, err := moduleRoot()
@@ -44,6 +46,13 @@ func Binary() (string, error) {
 	return binPath, buildErr
 }
 
+// RemoveBinary deletes the binary Binary built, if any.
+func RemoveBinary() {
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+}
+
 // moduleRoot is the directory of lab's go.mod, found from this source file.
 func moduleRoot() (string, error) {
 	_, file, _, ok := runtime.Caller(0)
@@ -62,7 +71,7 @@ func Descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid := parentPID(p); ppid > 0 {
+		if ppid := proc.ParentPID(p); ppid > 0 {
 			children[ppid] = append(children[ppid], p)
 		}
 	}
@@ -79,37 +88,14 @@ func Descendants(pid int) []int {
 	return out
 }
 
-func parentPID(pid int) int {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces; fields after its closing ")" are fixed.
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
-}
-
 // Alive reports whether pid exists and is not a zombie.
-func Alive(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z"
-}
+func Alive(pid int) bool { return proc.Running(pid) }
 
 // CommandName returns the executable name of pid ("" if gone).
 func CommandName(pid int) string {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil {
+	args := proc.CommandLine(pid)
+	if len(args) == 0 {
 		return ""
 	}
-	return filepath.Base(strings.Split(string(data), "\x00")[0])
+	return filepath.Base(args[0])
 }

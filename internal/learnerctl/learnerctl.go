@@ -16,9 +16,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs/runkit"
 	"github.com/operator-lab/lab/operator/observe"
 )
@@ -84,8 +84,9 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if opts.Context != "" {
 		args = append(args, "-context", opts.Context)
 	}
-	cmd := exec.Command(opts.Program, args...)
-	cmd.SysProcAttr = procAttr()
+	// Its own process group (a Ctrl-C meant for lab does not reach it),
+	// and it dies with lab, with whatever it started, however lab dies.
+	cmd := proc.Command(context.Background(), opts.Program, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("connect to your controller: %w", err)
@@ -374,7 +375,7 @@ var stopGrace = 10 * time.Second
 // kill ends the program's whole process group at once and waits for it.
 func (p *Process) kill() {
 	_ = p.stdin.Close()
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = proc.Kill(p.cmd)
 	<-p.exited
 }
 

@@ -94,6 +94,13 @@ type NoticeMsg struct {
 	Bad  bool
 }
 
+// ControlPlaneMsg says the control plane stopped answering (Lost, with
+// Why) or answers again: the header says LIVE only while it answers.
+type ControlPlaneMsg struct {
+	Lost bool
+	Why  string
+}
+
 // StartFailedMsg marks the running start-up step as failed with Err.
 type StartFailedMsg struct{ Err error }
 

@@ -67,6 +67,8 @@ type Model struct {
 	events   <-chan observe.Event
 	dropped  func() uint64
 	closed   bool
+	// controlPlaneLost: the control plane stopped answering.
+	controlPlaneLost bool
 
 	state  *state.State
 	limits state.Limits
@@ -220,6 +222,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case NoticeMsg:
 		m.setStatus(msg.Text, msg.Bad)
+		return m, nil
+	case ControlPlaneMsg:
+		m.controlPlaneLost = msg.Lost
+		if msg.Lost {
+			m.setStatus(msg.Why+" — was `lab env down` run? Quit with q and start again", true)
+		} else {
+			m.setStatus("the control plane answers again", false)
+		}
 		return m, nil
 	case eventsClosedMsg:
 		m.closed = true

@@ -400,6 +400,8 @@ func (m Model) badge() string {
 		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", m.waiting))
 	case m.closed:
 		return st.Bad.Render("■ STOPPED")
+	case m.controlPlaneLost:
+		return st.Bad.Render("✕ NO CONTROL PLANE")
 	}
 	return st.BadgeLive.Render("● LIVE")
 }

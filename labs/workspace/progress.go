@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/operator-lab/lab/labs"
 )
 
 // ProgressVersion is the progress file format this build writes and reads.
@@ -84,7 +86,10 @@ func (e *CorruptProgressError) Error() string {
 
 func (e *CorruptProgressError) Unwrap() error { return e.Err }
 
-// LoadProgress reads the workspace's progress file.
+// LoadProgress reads the workspace's progress file. A file that names a lab
+// this build does not have, or another lab than the one go.mod's module
+// belongs to, is corrupt: go.mod decides which lab a workspace is. Negative
+// hint counts are repaired to zero.
 func LoadProgress(dir string) (*Progress, error) {
 	path := ProgressPath(dir)
 	b, err := os.ReadFile(path)
@@ -104,10 +109,44 @@ func LoadProgress(dir string) (*Progress, error) {
 	case p.Lab == "":
 		return nil, &CorruptProgressError{Path: path, Err: errors.New("no lab id")}
 	}
+	if err := p.checkLab(dir); err != nil {
+		return nil, &CorruptProgressError{Path: path, Err: err}
+	}
 	if p.Exercises == nil {
 		p.Exercises = map[string]*ExerciseProgress{}
 	}
+	for _, e := range p.Exercises {
+		if e != nil && e.HintsShown < 0 {
+			e.HintsShown = 0
+		}
+	}
 	return &p, nil
+}
+
+// checkLab says what is wrong with the progress file's lab id: a lab this
+// build does not have, or not the lab of dir's go.mod.
+func (p *Progress) checkLab(dir string) error {
+	if _, err := labs.Get(p.Lab); err != nil {
+		return fmt.Errorf("it names lab %q, which this lab build does not have", p.Lab)
+	}
+	lab, err := labOfGoMod(dir)
+	switch {
+	case err != nil || lab == nil:
+		return nil // go.mod cannot tell; the progress file's lab stands
+	case lab.ID != p.Lab:
+		return fmt.Errorf("it names lab %s, but go.mod's module %s is lab %s's", p.Lab, lab.Module, lab.ID)
+	}
+	return nil
+}
+
+// NextHint is the index, among n hints, of the hint to show next: the
+// first one not shown yet, or the last one once all were.
+func (e *ExerciseProgress) NextHint(n int) int {
+	shown := 0
+	if e != nil {
+		shown = max(e.HintsShown, 0)
+	}
+	return max(min(shown, n-1), 0)
 }
 
 // LoadOrRebuildProgress returns the workspace's progress. A missing file

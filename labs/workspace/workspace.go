@@ -37,7 +37,8 @@ type Created struct {
 // Create makes the workspace for lab in dir: go.mod and go.sum, the common
 // and starter files, the CRD manifests under config/crd, a README with the
 // exercises in lang, and the progress file. Existing files are never
-// overwritten; a second Create only fills in what is missing.
+// overwritten; a second Create only fills in what is missing. A folder that
+// is neither empty nor a lab workspace is refused.
 func Create(lab *labs.Lab, dir, lang string) (*Created, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -46,8 +47,19 @@ func Create(lab *labs.Lab, dir, lang string) (*Created, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("create workspace folder: %w", err)
 	}
-	if other, err := Detect(abs); err == nil && other != lab.ID {
+	switch other, err := Detect(abs); {
+	case err == nil && other != lab.ID:
 		return nil, fmt.Errorf("%s is already a workspace of lab %s; choose another folder with --dir", dir, other)
+	case err != nil:
+		// Not a workspace: only an empty folder becomes one, so lab never
+		// spreads its files into someone else's project.
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return nil, fmt.Errorf("workspace folder %s: %w", dir, err)
+		}
+		if len(entries) > 0 {
+			return nil, fmt.Errorf("%s is not empty and not a lab workspace, so lab leaves it alone: pick an empty or new folder with --dir", dir)
+		}
 	}
 
 	files, err := initialFiles(lab, lang)
@@ -130,31 +142,74 @@ func Readme(lab *labs.Lab, lang string) string {
 	return b.String()
 }
 
-// Detect returns the id of the lab whose workspace dir is: from the progress
-// file, or, if that is unreadable, from the module path in go.mod.
+// Detect returns the id of the lab whose workspace dir is. go.mod's module
+// path decides; only when go.mod names no lab's module (it is missing, or
+// the learner changed it) does the progress file tell.
 func Detect(dir string) (string, error) {
-	if p, err := LoadProgress(dir); err == nil {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s is not a lab workspace: %w", dir, err)
+	case !st.IsDir():
+		return "", fmt.Errorf("%s is not a lab workspace: it is a file, not a folder", dir)
+	}
+	lab, modErr := labOfGoMod(dir)
+	if lab != nil {
+		return lab.ID, nil
+	}
+	p, err := LoadProgress(dir)
+	switch {
+	case err == nil:
 		return p.Lab, nil
-	}
-	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
+	case !errors.Is(err, ErrNoProgress):
+		return "", fmt.Errorf("%s is not a lab workspace: go.mod does not name a lab's module, and %w", dir, err)
+	case errors.Is(modErr, fs.ErrNotExist):
 		return "", fmt.Errorf("%s is not a lab workspace (no %s and no go.mod)", dir, ProgressPath(dir))
+	case modErr != nil:
+		return "", modErr
+	default:
+		return "", fmt.Errorf("%s is not a lab workspace (its go.mod is not a lab's module)", dir)
 	}
-	all, err := labs.All()
-	if err != nil {
-		return "", err
-	}
-	for _, lab := range all {
-		if modulePath(mod) == lab.Module {
-			return lab.ID, nil
-		}
-	}
-	return "", fmt.Errorf("%s is not a lab workspace (its go.mod is not a lab's module)", dir)
 }
 
-func modulePath(gomod []byte) string {
+// Enclosing returns the nearest folder, from dir up, that is a lab
+// workspace: one that holds lab's state folder, or a go.mod whose module is
+// a lab's (a fresh clone has no state folder: the workspace's .gitignore
+// leaves it out). It returns "" when there is none.
+func Enclosing(dir string) string {
+	for {
+		if st, err := os.Stat(filepath.Join(dir, StateDir)); err == nil && st.IsDir() {
+			return dir
+		}
+		if lab, _ := labOfGoMod(dir); lab != nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// labOfGoMod returns the lab whose module dir's go.mod declares: nil (and
+// no error) when go.mod declares another module; an error wrapping
+// fs.ErrNotExist when there is no go.mod.
+func labOfGoMod(dir string) (*labs.Lab, error) {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil, fmt.Errorf("read go.mod: %w", err)
+	}
+	return labs.ByModule(ModulePath(mod))
+}
+
+// ModulePath returns the module path a go.mod declares ("" if none).
+func ModulePath(gomod []byte) string {
 	for _, line := range strings.Split(string(gomod), "\n") {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			if i := strings.Index(rest, "//"); i >= 0 {
+				rest = rest[:i]
+			}
 			return strings.Trim(strings.TrimSpace(rest), `"`)
 		}
 	}

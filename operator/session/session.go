@@ -5,13 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -75,7 +81,7 @@ type Session struct {
 // Start validates the options, connects to (or starts) a cluster, creates
 // the session namespace and starts the operator in it. The operator runs
 // until Close.
-func Start(ctx context.Context, opts Options) (s *Session, err error) {
+func Start(ctx context.Context, opts Options) (*Session, error) {
 	if err := operator.CheckLab(opts.Lab); err != nil {
 		return nil, err
 	}
@@ -87,22 +93,26 @@ func Start(ctx context.Context, opts Options) (s *Session, err error) {
 	if err := sw.Apply(opts.Set); err != nil {
 		return nil, err
 	}
-	s = &Session{Lab: opts.Lab, Bus: bus, Switches: sw, stopped: make(chan error, 1)}
-	defer func() {
-		if err != nil {
-			_ = s.Close()
-		}
-	}()
+	s := &Session{Lab: opts.Lab, Bus: bus, Switches: sw, stopped: make(chan error, 1)}
+	if err := s.start(ctx, opts); err != nil {
+		// Whatever did start (a control plane, the namespace) goes again.
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// start does the work of Start on s, which Close undoes however far it got.
+func (s *Session) start(ctx context.Context, opts Options) error {
 	if err := s.connect(ctx, opts); err != nil {
-		return nil, err
+		return err
 	}
 	sch, err := scheme.New()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.Client, err = client.New(s.Config, client.Options{Scheme: sch})
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", s.Host, err)
+		return fmt.Errorf("connect to %s: %w", s.Host, err)
 	}
 	t := time.Now()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -110,21 +120,21 @@ func Start(ctx context.Context, opts Options) (s *Session, err error) {
 		Labels:       map[string]string{"app.kubernetes.io/managed-by": "lab", "lab.operator-lab.dev/lab": labelValue(opts.Lab)},
 	}}
 	if err := s.Client.Create(ctx, ns); err != nil {
-		return nil, fmt.Errorf("create the session namespace on %s: %w", s.Host, err)
+		return fmt.Errorf("create the session namespace on %s: %w", s.Host, err)
 	}
 	s.Namespace = ns.Name
 	progress(opts, "namespace "+ns.Name, t)
 	if opts.NoOperator {
-		return s, nil
+		return nil
 	}
 
 	mgr, err := operator.NewManager(s.Config, operator.ManagerOptions{Namespace: s.Namespace})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s.Operator, err = operator.New(mgr, operator.Options{Lab: opts.Lab, Emitter: bus, Switches: sw, Gate: opts.Gate, Seed: opts.Seed})
+	s.Operator, err = operator.New(mgr, operator.Options{Lab: opts.Lab, Emitter: s.Bus, Switches: s.Switches, Gate: opts.Gate, Seed: opts.Seed})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t = time.Now()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -132,12 +142,12 @@ func Start(ctx context.Context, opts Options) (s *Session, err error) {
 	go func() { s.stopped <- mgr.Start(runCtx) }()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
-		return nil, errors.New("the operator's cache did not sync")
+		return errors.New("the operator's cache did not sync")
 	}
 	progress(opts, "operator "+opts.Lab, t)
-	return s, nil
+	return nil
 }
 
 // labelValue makes a lab id usable as a label value ("4.4" is fine as it is;
@@ -209,15 +219,17 @@ func (s *Session) Close() error {
 		}
 		s.cancel = nil
 	}
-	if s.Namespace != "" && s.Client != nil {
+	if s.Namespace != "" && s.Client != nil && (s.cp == nil || s.cp.Shared) && s.answers() == nil {
+		// A private control plane goes as a whole, and one that stopped
+		// answering (`lab env down`) took the namespace with it; on
+		// others the namespace must go.
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		err := s.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}})
-		cancel()
-		if client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("delete namespace %s: %w", s.Namespace, err))
+		if err := s.deleteNamespace(ctx); err != nil {
+			errs = append(errs, err)
 		}
-		s.Namespace = ""
+		cancel()
 	}
+	s.Namespace = ""
 	if s.cp != nil {
 		if err := s.cp.Stop(); err != nil {
 			errs = append(errs, err)
@@ -225,4 +237,112 @@ func (s *Session) Close() error {
 		s.cp = nil
 	}
 	return errors.Join(errs...)
+}
+
+// deleteNamespace deletes the session namespace. On the shared local
+// control plane it also does what the namespace controller would: envtest
+// runs none, so the namespace would stay Terminating, with its objects, for
+// as long as the control plane runs.
+func (s *Session) deleteNamespace(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}}
+	if err := s.Client.Delete(ctx, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("delete namespace %s: %w", s.Namespace, err)
+	}
+	if s.cp == nil {
+		return nil // a real cluster's namespace controller takes it from here
+	}
+	if err := deleteContents(ctx, s.Config, s.Namespace); err != nil {
+		return fmt.Errorf("empty namespace %s: %w", s.Namespace, err)
+	}
+	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(ns), ns); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	ns.Spec.Finalizers = nil
+	if err := s.Client.SubResource("finalize").Update(ctx, ns); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("finalize namespace %s: %w", s.Namespace, err)
+	}
+	return nil
+}
+
+// deleteInBackground also deletes what the deleted objects own (a Job's
+// pods, say), as the namespace controller would.
+var deleteInBackground = metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
+
+// deleteContents deletes every object in namespace, of every namespaced
+// resource that can be deleted as a collection.
+func deleteContents(ctx context.Context, cfg *rest.Config, namespace string) error {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	// Partial discovery (an aggregated API down) still lists the rest.
+	lists, err := dc.ServerPreferredNamespacedResources()
+	if len(lists) == 0 && err != nil {
+		return err
+	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			if !slices.Contains(r.Verbs, "deletecollection") {
+				continue
+			}
+			err := mc.Resource(gv.WithResource(r.Name)).Namespace(namespace).DeleteCollection(ctx, deleteInBackground, metav1.ListOptions{})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
+				errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// healthTimeout bounds one readiness probe of the cluster.
+const healthTimeout = 2 * time.Second
+
+// answers probes the cluster's /readyz once.
+func (s *Session) answers() error {
+	dc, err := discovery.NewDiscoveryClientForConfig(s.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), healthTimeout)
+	defer cancel()
+	if err := dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
+		return fmt.Errorf("the control plane at %s stopped answering: %w", s.Host, err)
+	}
+	return nil
+}
+
+// WatchHealth probes the cluster every interval until ctx ends and calls
+// changed when it stops answering (with why) and when it answers again
+// (with nil), so a live view never claims a cluster that is gone.
+func (s *Session) WatchHealth(ctx context.Context, interval time.Duration, changed func(error)) {
+	var lost bool
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		err := s.answers()
+		if ctx.Err() != nil {
+			return
+		}
+		if (err != nil) != lost {
+			lost = err != nil
+			changed(err)
+		}
+	}
 }

@@ -1,0 +1,102 @@
+package checker_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
+)
+
+// TestLoopTimeoutNamesTheLoopLine: a Reconcile spinning in `for {}` times
+// out, and the report points at the loop's own line, never at line 1.
+func TestLoopTimeoutNamesTheLoopLine(t *testing.T) {
+	labtest.Hermetic(t)
+	lab := lab31(t)
+	src := solutionWith(t, lab, "results/reconciler.go",
+		"	var greeting learnv1alpha1.Greeting\n	if err := r.Client.Get",
+		"	var greeting learnv1alpha1.Greeting\n	for {}\n	if err := r.Client.Get")
+	loopLine := strings.Count(src[:strings.Index(src, "for {}")], "\n") + 1
+	dir := newWorkspace(t, lab, true, map[string]string{"results/reconciler.go": src})
+	e, _ := lab.Exercise("results")
+	report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: []*labs.Exercise{e}, Timeout: 10 * time.Second})
+	where := "results/reconciler.go:" + strconv.Itoa(loopLine)
+	expectResult(t, report, "results", checker.StatusError, "timed out after 10s", "stuck at "+where)
+	if out := result(t, report, "results").Output; strings.Contains(out, "results/reconciler.go:1 ") || !strings.Contains(out, where+" ") {
+		t.Errorf("the goroutine dump does not show the loop's line %s:\n%s", where, out)
+	}
+}
+
+// TestCheckAgainstAStoppedControlPlaneGradesNothing: correct code checked
+// against a control plane that no longer answers is not graded "failed":
+// the exercise is an error of the environment, and progress keeps its
+// previous grade.
+func TestCheckAgainstAStoppedControlPlaneGradesNothing(t *testing.T) {
+	labtest.Hermetic(t)
+	lab := lab31(t)
+	crds, err := checker.CRDs(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop removes the control plane's folder and its kubeconfig with it;
+	// keep a copy, which then points at nothing.
+	kc, err := os.ReadFile(cp.KubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(stale, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := newWorkspace(t, lab, true, nil)
+	earlier := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	progress := workspace.NewProgress(lab.ID)
+	progress.Record("results", workspace.StatusPass, earlier)
+	e, _ := lab.Exercise("results")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	report, err := checker.Check(ctx, checker.Options{Lab: lab, Dir: dir, Exercises: []*labs.Exercise{e}, Kubeconfig: stale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, report, "results")
+	if res.Status != checker.StatusError || !res.Ungraded || !strings.Contains(res.Reason, "the control plane stopped answering during the check") {
+		t.Fatalf("results graded %s (%s), want an ungraded error", res.Status, res.Reason)
+	}
+	report.Record(progress)
+	if p := progress.Exercises["results"]; p.Status != workspace.StatusPass || !p.CheckedAt.Equal(earlier) {
+		t.Errorf("progress after the check = %+v, want the earlier pass kept", p)
+	}
+}
+
+// TestGoModReplacementToAMissingFolderIsReported: go's own message about a
+// broken go.mod is the reason, not an empty "does not compile: ".
+func TestGoModReplacementToAMissingFolderIsReported(t *testing.T) {
+	labtest.Hermetic(t)
+	lab := lab31(t)
+	dir := newWorkspace(t, lab, true, nil)
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "go.mod", string(gomod)+"\nreplace sigs.k8s.io/controller-runtime => /nonexistent\n")
+	e, _ := lab.Exercise("results")
+	report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: []*labs.Exercise{e}})
+	expectResult(t, report, "results", checker.StatusError, "a module go.mod requires cannot be used", "replacement directory /nonexistent does not exist")
+}
