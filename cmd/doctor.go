@@ -16,6 +16,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 func init() { register(newDoctorCmd) }
@@ -84,7 +85,7 @@ func checkGo() checkResult {
 		r.Fix = "install Go 1.26 or newer from https://go.dev/dl/ (lab check builds your code with it)"
 		return r
 	}
-	out, err := exec.Command(goBin, "version").Output()
+	out, err := proc.Command(context.Background(), goBin, "version").Output()
 	if err != nil {
 		r.Detail = goBin + " does not run: " + err.Error()
 		r.Fix = "reinstall Go from https://go.dev/dl/"

@@ -175,6 +175,9 @@ func page(ctx context.Context, streams IOStreams, text string, getenv func(strin
 			env = append(env, "LESS=FRX")
 		}
 	}
+	// Not through proc: the pager must stay in the terminal's foreground
+	// process group to read keys; it reads its text from a pipe and ends
+	// with lab's context.
 	cmd := exec.CommandContext(ctx, pagerCmd[0], pagerCmd[1:]...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(text)

@@ -104,7 +104,7 @@ func buildOne(ctx context.Context, goBin, moduleDir, pkg, out, label string, log
 }
 
 func goCacheDir(goBin string) string {
-	out, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	out, err := proc.Command(context.Background(), goBin, "env", "GOCACHE").Output()
 	if err != nil {
 		return ""
 	}

@@ -3,9 +3,10 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // BinaryVersion runs `PATH --version` (for at most 10 seconds) and returns
@@ -14,8 +15,7 @@ import (
 func BinaryVersion(path string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.WaitDelay = time.Second
+	cmd := proc.Command(ctx, path, "--version")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {

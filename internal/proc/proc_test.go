@@ -227,3 +227,25 @@ func TestAliveNeedsTheStartTime(t *testing.T) {
 		t.Fatal("Alive accepted a missing or wrong start time")
 	}
 }
+
+// BenchmarkSupervisedRun is the cost of supervision per child: compare it
+// with BenchmarkDirectRun, the same program started without a supervisor.
+// This test binary is the supervisor here; lab's own binary, with the
+// package initialisation of client-go and controller-runtime, starts slower.
+func BenchmarkSupervisedRun(b *testing.B) {
+	for b.Loop() {
+		if err := Command(context.Background(), "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDirectRun(b *testing.B) {
+	for b.Loop() {
+		cmd := exec.CommandContext(context.Background(), "true")
+		directAttrs(cmd)
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,19 +2,21 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // Module is a workspace's go.mod and go.sum.
@@ -50,7 +52,7 @@ func buildDeps() ([]*debug.Module, error) {
 	if info, ok := debug.ReadBuildInfo(); ok && len(info.Deps) > 0 {
 		return info.Deps, nil
 	}
-	out, err := exec.Command("go", "list", "-m", "-json", "all").Output()
+	out, err := proc.Command(context.Background(), "go", "list", "-m", "-json", "all").Output()
 	if err != nil {
 		return nil, errors.New("this lab binary has no module build information; build it with module support (go build/go install)")
 	}
@@ -130,7 +132,7 @@ func moduleCache() string {
 	if dir := os.Getenv("GOMODCACHE"); dir != "" {
 		return dir
 	}
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	out, err := proc.Command(context.Background(), "go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		return ""
 	}
