@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -176,9 +177,11 @@ func page(ctx context.Context, streams IOStreams, text string, getenv func(strin
 		}
 	}
 	// Not through proc: the pager must stay in the terminal's foreground
-	// process group to read keys; it reads its text from a pipe and ends
-	// with lab's context.
+	// process group to read keys. A Ctrl-C reaches it as well as lab, and
+	// lab then asks it to quit with SIGTERM, on which less restores the
+	// terminal (SIGKILL would leave it in the pager's mode).
 	cmd := exec.CommandContext(ctx, pagerCmd[0], pagerCmd[1:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout = streams.Out

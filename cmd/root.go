@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -59,7 +60,13 @@ func Main() int {
 		fmt.Fprintf(os.Stderr, "lab: warning: %v; temporary files go to %s\n", err, os.TempDir())
 	}
 	defer removeTemp()
-	ctx, stop := stopContext(removeTemp)
+	restoreTerminal := saveTerminal()
+	lastResort = func(code int) {
+		restoreTerminal()
+		removeTemp()
+		os.Exit(code)
+	}
+	ctx, stop := stopContext()
 	defer stop()
 	// controller-runtime's own logs would bury lab's output; what the
 	// operator does is shown as events. LAB_DEBUG=1 brings them back.
@@ -70,7 +77,34 @@ func Main() int {
 		// client-go warnings would otherwise land on the live UI's screen.
 		klog.SetLogger(logr.Discard())
 	}
-	return runGuarded(os.Stderr, func() int { return Execute(ctx, StdStreams(), os.Args[1:]) })
+	code := runGuarded(os.Stderr, func() int { return Execute(ctx, StdStreams(), os.Args[1:]) })
+	if code == exitInternalError {
+		restoreTerminal() // a panic may have left the live view's raw mode
+	}
+	return code
+}
+
+// lastResort ends lab at once, when it cannot stop the normal way (a stop
+// that hangs, a panic off the main goroutine): Main makes it restore the
+// terminal and remove lab's temp folder first. The children need nothing:
+// they die with lab (see package proc).
+var lastResort = os.Exit
+
+// saveTerminal returns what puts the terminal back as it was now (cooked
+// mode, main screen, cursor shown), for a lab that ends without the live
+// view cleaning up after itself.
+func saveTerminal() func() {
+	fd := int(os.Stdin.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return func() {}
+	}
+	return func() {
+		_ = term.Restore(fd, state)
+		if term.IsTerminal(int(os.Stdout.Fd())) {
+			fmt.Fprint(os.Stdout, "\x1b[?1049l\x1b[?25h")
+		}
+	}
 }
 
 // stopSignals end lab the way Ctrl-C does: an interrupt, a kill, or the
@@ -84,17 +118,24 @@ const stopDeadline = 15 * time.Second
 // stopContext is cancelled by the first stop signal (its cause names the
 // signal). lab is the only owner of these signals — the live view runs
 // without bubbletea's own handler — so nothing races to handle one. If
-// stopping then hangs, or another signal comes, lab exits anyway: the
-// children die with it (see package proc) and onForce removes its files.
-func stopContext(onForce func()) (context.Context, context.CancelFunc) {
+// stopping then hangs, or another signal comes, lab exits anyway with
+// 128+signal (see lastResort). A signal lab was started ignoring (nohup)
+// stays ignored.
+func stopContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
+	for _, s := range stopSignals {
+		if !signal.Ignored(s) {
+			signal.Notify(sigs, s)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
+		var first stopSignal
 		select {
 		case sig := <-sigs:
-			cancel(stopSignal{sig})
+			first = stopSignal{sig}
+			cancel(first)
 		case <-done:
 			return
 		}
@@ -105,10 +146,7 @@ func stopContext(onForce func()) (context.Context, context.CancelFunc) {
 			return
 		}
 		fmt.Fprintln(os.Stderr, "lab: not stopped cleanly in time; exiting now")
-		onForce()
-		// The one exit outside main: the process must end even though a
-		// stop is stuck somewhere in it.
-		os.Exit(1)
+		lastResort(first.exitCode())
 	}()
 	var once sync.Once
 	return ctx, func() {
@@ -129,9 +167,9 @@ func (s stopSignal) Error() string { return s.sig.String() + " signal received" 
 // signal: 128 + its number (130 for Ctrl-C, 143 for SIGTERM).
 func (s stopSignal) exitCode() int {
 	if n, ok := s.sig.(syscall.Signal); ok {
-		return 128 + int(n)
+		return proc.SignalExitCode(n)
 	}
-	return 130
+	return proc.SignalExitCode(syscall.SIGINT)
 }
 
 // interruptedExit is the exit status for a command cut short by ctx's stop
@@ -141,7 +179,7 @@ func interruptedExit(ctx context.Context) exitError {
 	if errors.As(context.Cause(ctx), &s) {
 		return exitError{code: s.exitCode()}
 	}
-	return exitError{code: 130}
+	return exitError{code: proc.SignalExitCode(syscall.SIGINT)}
 }
 
 // exitInternalError is the exit code of a bug in lab (as sysexits' EX_SOFTWARE).
@@ -151,22 +189,39 @@ const exitInternalError = 70
 // with the details, instead of a stack trace on the learner's terminal.
 func runGuarded(errOut io.Writer, run func() int) (code int) {
 	defer func() {
-		r := recover()
-		if r == nil {
-			return
+		if r := recover(); r != nil {
+			reportCrash(errOut, r)
+			code = exitInternalError
 		}
-		code = exitInternalError
-		report := fmt.Sprintf("lab %s panicked: %v\n\n%s", buildinfo.Version, r, debug.Stack())
-		f, err := os.CreateTemp(crashDir(), "lab-crash-*.txt")
-		if err != nil {
-			fmt.Fprintf(errOut, "lab: internal error: %v (please report it)\n", r)
-			return
-		}
-		_, _ = f.WriteString(report)
-		_ = f.Close()
-		fmt.Fprintf(errOut, "lab: internal error: %v; please report it with %s\n", r, f.Name())
 	}()
 	return run()
+}
+
+// goGuarded runs fn in a goroutine; a panic there is reported like one in
+// the main goroutine, and ends lab.
+func goGuarded(fn func()) {
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				reportCrash(os.Stderr, r)
+				lastResort(exitInternalError)
+			}
+		}()
+		fn()
+	}()
+}
+
+// reportCrash writes a panic's stack to a crash file and one line to errOut.
+func reportCrash(errOut io.Writer, r any) {
+	report := fmt.Sprintf("lab %s panicked: %v\n\n%s", buildinfo.Version, r, debug.Stack())
+	f, err := os.CreateTemp(crashDir(), "lab-crash-*.txt")
+	if err != nil {
+		fmt.Fprintf(errOut, "lab: internal error: %v (please report it)\n", r)
+		return
+	}
+	_, _ = f.WriteString(report)
+	_ = f.Close()
+	fmt.Fprintf(errOut, "lab: internal error: %v; please report it with %s\n", r, f.Name())
 }
 
 // crashDir keeps crash reports where they outlive the private temp folder.

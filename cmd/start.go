@@ -161,18 +161,22 @@ func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *s
 	key, err := sess.objects.create(ctx)
 	if err == nil {
 		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, whoseController(opts, ws), key)
-		go sess.WatchHealth(ctx, healthInterval, func(err error) {
-			if err != nil {
-				fmt.Fprintf(streams.ErrOut, "lab start: %v (was `lab env down` run?)\n", err)
-			} else {
-				fmt.Fprintln(streams.ErrOut, "lab start: the control plane answers again")
-			}
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		goGuarded(func() {
+			sess.WatchHealth(watchCtx, healthInterval, func(err error) {
+				if err != nil {
+					fmt.Fprintf(streams.ErrOut, "lab start: %v (was `lab env down` run?)\n", err)
+				} else {
+					fmt.Fprintln(streams.ErrOut, "lab start: the control plane answers again")
+				}
+			})
 		})
 		select {
 		case <-ctx.Done():
 		case <-sess.exited():
 			err = sess.mine.Err()
 		}
+		stopWatch() // the close below stops a private control plane: no news
 		fmt.Fprintln(streams.ErrOut, "lab start: stopping")
 	}
 	closeErr := sess.close()
@@ -204,11 +208,11 @@ func startTUI(ctx context.Context, streams IOStreams, opts StartOptions, ws *sta
 		err error
 	}
 	done := make(chan started, 1)
-	go func() {
+	goGuarded(func() {
 		lab, err := bringUp(startCtx, p, opts, ws, title, kind)
 		done <- started{lab, err}
-	}()
-	go ws.watchProgress(startCtx, opts.Lang, func(m tui.ExercisesMsg) { p.Send(m) })
+	})
+	goGuarded(func() { ws.watchProgress(startCtx, opts.Lang, func(m tui.ExercisesMsg) { p.Send(m) }) })
 
 	_, runErr := p.Run()
 	cancelStart()
@@ -264,13 +268,15 @@ func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWo
 		Events:   sub.C,
 		Dropped:  sub.Dropped,
 	})
-	go lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) })
-	go lab.WatchHealth(ctx, healthInterval, func(err error) {
-		msg := tui.ControlPlaneMsg{Lost: err != nil}
-		if err != nil {
-			msg.Why = err.Error()
-		}
-		p.Send(msg)
+	goGuarded(func() { lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) }) })
+	goGuarded(func() {
+		lab.WatchHealth(ctx, healthInterval, func(err error) {
+			msg := tui.ControlPlaneMsg{Lost: err != nil}
+			if err != nil {
+				msg.Why = err.Error()
+			}
+			p.Send(msg)
+		})
 	})
 	return lab, nil
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/operator-lab/lab/internal/proc"
 )
@@ -50,20 +51,17 @@ func registerAttachment(st *State) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("register with the lab env control plane: %w", err)
 	}
-	f, err := os.CreateTemp(adir, strconv.Itoa(pid)+"-*.json")
-	if err != nil {
+	// Written whole under a temporary name and renamed, so a concurrent
+	// liveAttachments never reads it half-written and deletes it.
+	path := filepath.Join(adir, fmt.Sprintf("%d-%s-%d.json", pid, proc.StartTime(pid), attachments.Add(1)))
+	if err := writePrivateFile(path, data); err != nil {
 		return "", fmt.Errorf("register with the lab env control plane: %w", err)
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return "", fmt.Errorf("register with the lab env control plane: %w", err)
-	}
-	return f.Name(), nil
+	return path, nil
 }
+
+// attachments numbers this process's registrations (tests attach many times).
+var attachments atomic.Int64
 
 // unregisterAttachment removes a registration made by registerAttachment.
 func unregisterAttachment(path string) error {

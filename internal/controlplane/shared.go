@@ -329,7 +329,8 @@ func Down(ctx context.Context, out io.Writer) error {
 // stopServer asks the process serving st to stop and waits until it has
 // released the serve lock: downGrace for a clean stop after SIGTERM, then a
 // little longer after a second SIGTERM (lab ends at once on a second stop
-// signal; its etcd and kube-apiserver die with it), then after SIGKILL. A
+// signal; its etcd and kube-apiserver die with it where setpriv gave them
+// a parent-death signal), then after SIGKILL. A
 // signal goes only to the process st names, while it still runs. Holding
 // the lock at last, it removes what that process left behind and gives it
 // a moment to exit. It reports whether the process had to be forced.

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // StateDir is where the shared control plane keeps its state, log and kubeconfig.
@@ -36,29 +37,14 @@ func privateStateDir(create bool) (string, error) {
 			return "", fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
-	info, err := os.Lstat(dir)
-	if errors.Is(err, os.ErrNotExist) && !create {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) && !create {
 		return dir, nil
 	}
-	if err != nil {
-		return "", fmt.Errorf("inspect the state directory %s: %w", dir, err)
-	}
-	refuse := func(why string) (string, error) {
-		return "", fmt.Errorf("the state directory %s %s; lab keeps an admin kubeconfig there and will not use it: remove it, or set LAB_STATE_DIR to a directory of your own", dir, why)
-	}
-	switch {
-	case info.Mode()&os.ModeSymlink != 0:
-		return refuse("is a symlink")
-	case !info.IsDir():
-		return refuse("is not a directory")
-	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return refuse(fmt.Sprintf("belongs to another user (uid %d)", st.Uid))
-	}
-	if info.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", fmt.Errorf("make the state directory %s private: %w", dir, err)
-		}
+	var notPrivate *proc.NotPrivateError
+	if err := proc.MakePrivate(dir); errors.As(err, &notPrivate) {
+		return "", fmt.Errorf("the state directory %s %s; lab keeps an admin kubeconfig there and will not use it: remove it, or set LAB_STATE_DIR to a directory of your own", dir, notPrivate.Why)
+	} else if err != nil {
+		return "", fmt.Errorf("the state directory: %w", err)
 	}
 	return dir, nil
 }

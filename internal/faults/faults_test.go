@@ -26,6 +26,8 @@ var (
 	sharedState string
 	// seed makes the random points reproducible (LAB_FAULT_SEED).
 	seed uint64
+	// goCache is the go command's build cache, shared with the user's.
+	goCache string
 )
 
 func TestMain(m *testing.M) {
@@ -39,6 +41,12 @@ func runSuite(m *testing.M) int {
 	}
 	fmt.Printf("fault suite seed %d (rerun with LAB_FAULT_SEED=%d)\n", seed, seed)
 	defer labtest.RemoveBinary()
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env GOCACHE:", err)
+		return 1
+	}
+	goCache = strings.TrimSpace(string(out))
 	bin, err := labtest.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,7 +70,7 @@ func runSuite(m *testing.M) int {
 	// The shared control plane, as `lab env up` keeps it; a child of this
 	// test process that dies with it.
 	env := exec.Command(bin, "env", "up", "--foreground")
-	env.Env = append(os.Environ(), "LAB_STATE_DIR="+sharedState, "TMPDIR="+envTmp, "XDG_CACHE_HOME="+suiteCache)
+	env.Env = append(os.Environ(), "LAB_STATE_DIR="+sharedState, "TMPDIR="+envTmp, "XDG_CACHE_HOME="+suiteCache, "GOCACHE="+goCache)
 	env.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	env.Stderr = os.Stderr
 	stdout, err := env.StdoutPipe()

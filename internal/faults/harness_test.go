@@ -59,8 +59,10 @@ func (c *labCase) env(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
+	// GOCACHE stays the user's: under the case's XDG_CACHE_HOME it would
+	// be empty, and every check would compile Kubernetes from scratch.
 	return append(env, append([]string{markerVar + "=" + c.marker, "TMPDIR=" + c.tmp,
-		"LAB_STATE_DIR=" + c.stateDir, "XDG_CACHE_HOME=" + c.cacheDir, "NO_COLOR=1"}, extra...)...)
+		"LAB_STATE_DIR=" + c.stateDir, "XDG_CACHE_HOME=" + c.cacheDir, "GOCACHE=" + goCache, "NO_COLOR=1"}, extra...)...)
 }
 
 // command is lab with args, in the case's environment.

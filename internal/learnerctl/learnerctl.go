@@ -352,7 +352,8 @@ func (p *Process) send(command string) error {
 	return nil
 }
 
-// PID is the program's process id.
+// PID is the process id of the program's supervisor (see package proc),
+// which the program dies with.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Exited is closed when the program has ended; Err then says why.
@@ -372,7 +373,7 @@ func (p *Process) Err() error {
 // input closes, before it is killed.
 var stopGrace = 10 * time.Second
 
-// kill ends the program's whole process group at once and waits for it.
+// kill ends the program, and everything it started, at once and waits for it.
 func (p *Process) kill() {
 	_ = p.stdin.Close()
 	_ = proc.Kill(p.cmd)
@@ -380,8 +381,8 @@ func (p *Process) kill() {
 }
 
 // Stop ends the program: closing its input asks it to stop; past stopGrace
-// its whole process group is killed (and Stop says so), so nothing it
-// started keeps the pipes open either.
+// it is killed with everything it started (and Stop says so), so nothing
+// it started keeps the pipes open either.
 func (p *Process) Stop() error {
 	_ = p.stdin.Close()
 	select {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -31,9 +33,11 @@ func RunIfSupervisor() (code int, ok bool) {
 	if len(os.Args) >= 5 && os.Args[1] == supervisorArg && os.Args[3] == "--" {
 		return supervise(os.Args[2], os.Args[4:]), true
 	}
-	if exe, err := os.Executable(); err == nil && supervisionWorks {
+	if supervisionWorks {
 		selfMu.Lock()
-		self = exe
+		// Not os.Executable's path: this keeps working if lab's binary is
+		// replaced or deleted while it runs.
+		self = "/proc/self/exe"
 		selfMu.Unlock()
 	}
 	return 0, false
@@ -59,7 +63,7 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 		directAttrs(cmd)
 		return cmd
 	}
-	cmd := exec.CommandContext(ctx, sup, append([]string{supervisorArg, itoa(os.Getpid()), "--", path}, args...)...)
+	cmd := exec.CommandContext(ctx, sup, append([]string{supervisorArg, strconv.Itoa(os.Getpid()), "--", path}, args...)...)
 	supervisedAttrs(cmd)
 	return cmd
 }
@@ -74,3 +78,7 @@ func Kill(cmd *exec.Cmd) error {
 
 // IsSupervisor reports whether a process's arguments are a supervisor's.
 func IsSupervisor(args []string) bool { return len(args) > 1 && args[1] == supervisorArg }
+
+// SignalExitCode is the exit status a shell shows for a process ended by
+// sig: 128 + its number (130 for Ctrl-C, 143 for SIGTERM).
+func SignalExitCode(sig syscall.Signal) int { return 128 + int(sig) }

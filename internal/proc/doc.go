@@ -8,9 +8,10 @@
 // compilers, a test binary's own children, even a process that called
 // setsid — is re-parented to it, and it kills all of them when the child
 // exits, when it is told to stop, or when lab dies (its parent-death signal,
-// backed by polling its parent PID). Without supervision (other systems, or
-// a binary that does not call RunIfSupervisor) the child gets its own
-// process group and a parent-death signal.
+// backed by polling its parent PID). Without supervision (a test binary
+// that does not call RunIfSupervisor) the child gets its own process group
+// and a parent-death signal, which ends the child but not what it started;
+// on other systems than Linux, only the process group.
 //
 // UsePrivateTempDir gives each lab process its own temporary folder under
 // one 0700 folder per user, points TMPDIR at it (envtest, go and the checks

@@ -4,15 +4,12 @@ package proc
 
 import (
 	"os/exec"
-	"strconv"
 	"syscall"
 )
 
 // Elsewhere there is no subreaper or parent-death signal: children get
 // their own process group, and a cancel kills it.
 const supervisionWorks = false
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func directAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // StartTime returns the kernel's start time of pid (field 22 of
@@ -81,17 +80,6 @@ func children(pid int) []int {
 		}
 	}
 	return out
-}
-
-// signalled turns a process state into the exit code a shell would show.
-func exitCode(st *os.ProcessState) int {
-	if st == nil {
-		return 1
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
 }
 
 // ParentPID returns the parent of pid (0 if gone).

@@ -1,3 +1,5 @@
+//go:build linux
+
 package proc
 
 import (
@@ -129,6 +131,10 @@ func TestExitCodeIsThePrograms(t *testing.T) {
 	exit, ok := err.(*exec.ExitError)
 	if !ok || exit.ExitCode() != 3 {
 		t.Fatalf("err = %v, want exit status 3", err)
+	}
+	// A program killed by a signal looks killed through the supervisor too.
+	if err := Command(context.Background(), "sh", "-c", "kill -KILL $$").Run(); err == nil || err.Error() != "signal: killed" {
+		t.Fatalf("err = %v, want signal: killed", err)
 	}
 	if err := Command(context.Background(), "no-such-program-here").Start(); err == nil {
 		t.Fatal("starting a missing program succeeded")

@@ -18,24 +18,29 @@ const supervisionWorks = true
 // to exit by itself before everything is killed.
 const stopGrace = 2 * time.Second
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // directAttrs: own process group (a Ctrl-C meant for lab does not reach
-// it; a cancel kills the group) and killed by the kernel when lab dies.
+// it; a cancel kills the group) and killed by the kernel when lab dies —
+// the child itself, not what it started: that needs the supervisor.
 func directAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = DefaultWaitDelay
 }
 
-// killNow asks the supervisor to kill its tree at once (SIGTERM, SIGINT
-// and SIGHUP ask it to stop with a grace period).
-const killNow = syscall.SIGUSR1
+// Signals to the supervisor: killNow asks it to kill its tree at once
+// (SIGTERM, SIGINT and SIGHUP ask it to stop with a grace period);
+// parentDied is its parent-death signal. The kernel sends that one when
+// the thread that started the supervisor exits, which is not always lab
+// exiting, so it counts only once the parent PID has changed.
+const (
+	killNow    = syscall.SIGUSR1
+	parentDied = syscall.SIGUSR2
+)
 
 // supervisedAttrs: the supervisor is told to kill its whole tree when lab
 // dies and when the command is cancelled.
 func supervisedAttrs(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: killNow}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: parentDied}
 	cmd.Cancel = func() error { return cmd.Process.Signal(killNow) }
 	cmd.WaitDelay = DefaultWaitDelay
 }
@@ -51,7 +56,7 @@ func supervise(parent string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "lab: supervise %s: %v\n", argv[0], err)
 	}
 	stop := make(chan os.Signal, 4)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, killNow)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, killNow, parentDied)
 
 	child := exec.Command(argv[0], argv[1:]...)
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -65,33 +70,73 @@ func supervise(parent string, argv []string) int {
 		_ = child.Wait()
 		close(exited)
 	}()
-	code := -1
-	parentGone := time.NewTicker(200 * time.Millisecond)
-	defer parentGone.Stop()
-	for code < 0 {
+	// The child's own end, or the signal that ends it here.
+	var killedBy syscall.Signal
+	ended := false
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for !ended && killedBy == 0 {
 		select {
 		case <-exited:
-			code = exitCode(child.ProcessState)
+			ended = true
 		case sig := <-stop:
-			code = 128 + int(syscall.SIGKILL)
-			if sig != killNow {
+			if sig == parentDied && os.Getppid() == parentPID {
+				continue // only a thread of lab ended
+			}
+			killedBy = syscall.SIGKILL
+			if sig != killNow && sig != parentDied {
 				// Asked to stop: the child's group first gets the same
 				// signal, then, if it lingers, everything is killed.
 				_ = syscall.Kill(-child.Process.Pid, sig.(syscall.Signal))
 				select {
 				case <-exited:
+					ended, killedBy = true, 0 // it stopped by itself: its own status
 				case <-time.After(stopGrace):
+					killedBy = sig.(syscall.Signal)
 				}
-				code = 128 + int(sig.(syscall.Signal))
 			}
-		case <-parentGone.C:
+		case <-tick.C:
 			if os.Getppid() != parentPID {
-				code = 128 + int(syscall.SIGKILL)
+				killedBy = syscall.SIGKILL
 			}
+			reapZombies(child.Process.Pid)
 		}
 	}
 	killTree(child.Process.Pid)
-	return code
+	if ended {
+		if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			killedBy = ws.Signal()
+		} else {
+			return child.ProcessState.ExitCode()
+		}
+	}
+	return endLike(killedBy)
+}
+
+// endLike ends the supervisor by sig where that is what lab should see
+// ("signal: killed"), and otherwise returns the shell's 128+sig. Signals
+// the Go runtime itself handles (SIGSEGV, SIGQUIT, …) are not re-raised:
+// it would print a goroutine dump.
+func endLike(sig syscall.Signal) int {
+	switch sig {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second) // delivery is asynchronous
+	}
+	return SignalExitCode(sig)
+}
+
+// reapZombies collects the supervisor's re-parented orphans that have
+// ended, so they do not pile up as zombies while its child runs. The child
+// itself is left to os/exec.
+func reapZombies(childPID int) {
+	for _, c := range children(os.Getpid()) {
+		if c != childPID {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(c, &ws, syscall.WNOHANG, nil)
+		}
+	}
 }
 
 // killTree kills the child's process group and then every process left

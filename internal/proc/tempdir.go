@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,18 +48,8 @@ func tempRoot() (string, error) {
 	if err := os.Mkdir(root, 0o700); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("create %s: %w", root, err)
 	}
-	fi, err := os.Lstat(root)
-	if err != nil {
-		return "", fmt.Errorf("inspect %s: %w", root, err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 || (ok && int(st.Uid) != os.Getuid()) {
-		return "", fmt.Errorf("%s is not a folder of your own; remove it (or set %s)", root, TempRootEnv)
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(root, 0o700); err != nil {
-			return "", fmt.Errorf("make %s private: %w", root, err)
-		}
+	if err := MakePrivate(root); err != nil {
+		return "", fmt.Errorf("%w: not a folder of your own; remove it (or set %s)", err, TempRootEnv)
 	}
 	return root, nil
 }
@@ -78,6 +69,9 @@ func reapTempDirs(root string) {
 		pid, err := strconv.Atoi(parts[0])
 		if err != nil || Alive(pid, parts[1]) {
 			continue
+		}
+		if parts[1] == "" && !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue // no start time to prove the owner gone (no /proc): only a missing PID does
 		}
 		_ = os.RemoveAll(filepath.Join(root, e.Name()))
 	}
