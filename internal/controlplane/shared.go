@@ -121,7 +121,9 @@ func serving(dir string, st *State) bool {
 	if !proc.Alive(st.PID, st.ProcessStart) {
 		return false
 	}
-	if st.PID != os.Getpid() && !isServeCommand(proc.CommandLine(st.PID)) {
+	// No command line to read (no /proc) proves nothing either way; the
+	// lock still must be held.
+	if args := proc.CommandLine(st.PID); st.PID != os.Getpid() && args != nil && !isServeCommand(args) {
 		return false
 	}
 	return serveLockHeld(dir)

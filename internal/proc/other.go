@@ -24,8 +24,12 @@ func supervise(string, []string) int { return 125 }
 // StartTime is unknown without /proc.
 func StartTime(int) string { return "" }
 
-// Alive cannot prove a process's identity without /proc.
-func Alive(int, string) bool { return false }
+// Alive, without /proc to read start times from, can only tell that the
+// PID exists (start times are always "" here); callers add their own proof
+// (lab env's lock).
+func Alive(pid int, startTime string) bool {
+	return pid > 0 && startTime == "" && syscall.Kill(pid, 0) == nil
+}
 
 // CommandLine is unknown without /proc.
 func CommandLine(int) []string { return nil }
