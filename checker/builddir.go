@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/operator-lab/lab/internal/filelock"
 )
 
 // CacheRoot is the folder every workspace's private build lives under:
@@ -66,22 +67,9 @@ func lockBuildDirWaiting(ctx context.Context, workspaceDir, purpose string, wait
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", "", nil, fmt.Errorf("create build folder: %w", err)
 	}
-	for told := false; ; told = true {
-		unlock, err = lockFile(dir+".lock", os.O_CREATE, syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, ErrBuildFilesInUse) {
-			break
-		}
-		if !told && waiting != nil {
-			waiting()
-		}
-		select {
-		case <-ctx.Done():
-			return "", "", nil, fmt.Errorf("wait for the build folder: %w", context.Cause(ctx))
-		case <-time.After(lockPoll):
-		}
-	}
+	unlock, err = filelock.Lock(ctx, dir+".lock", filelock.Options{Wait: -1, Poll: lockPoll, Busy: waiting})
 	if err != nil {
-		return "", "", nil, err
+		return "", "", nil, fmt.Errorf("lock the build folder: %w", err)
 	}
 	fail := func(what string, err error) (string, string, func(), error) {
 		unlock()
@@ -100,24 +88,14 @@ func lockBuildDirWaiting(ctx context.Context, workspaceDir, purpose string, wait
 	return dir, binDir, unlock, nil
 }
 
-// lockFile takes an flock on path (opened with the extra flags); how says
-// whether to wait (LOCK_EX) or not (LOCK_EX|LOCK_NB).
-func lockFile(path string, flags, how int) (unlock func(), err error) {
-	lock, err := os.OpenFile(path, flags|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock build folder: %w", err)
+// tryLock takes the lock of existing build files without waiting:
+// ErrBuildFilesInUse if a build holds it.
+func tryLock(path string) (unlock func(), err error) {
+	unlock, err = filelock.Lock(context.Background(), path, filelock.Options{MustExist: true})
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, ErrBuildFilesInUse
 	}
-	if err := syscall.Flock(int(lock.Fd()), how); err != nil {
-		lock.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrBuildFilesInUse
-		}
-		return nil, fmt.Errorf("lock build folder: %w", err)
-	}
-	return func() {
-		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-		_ = lock.Close()
-	}, nil
+	return unlock, err
 }
 
 // ErrBuildFilesInUse says a check or `lab start --mine` holds the build
@@ -148,7 +126,7 @@ func RemoveBuildFiles(workspaceDir string) error {
 		if err != nil {
 			return err
 		}
-		unlock, err := lockFile(dir+".lock", 0, syscall.LOCK_EX|syscall.LOCK_NB)
+		unlock, err := tryLock(dir + ".lock")
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			unlock = func() {} // never built: nobody to wait for
@@ -172,7 +150,7 @@ func RemoveAllBuildFiles() error {
 		return fmt.Errorf("list build locks: %w", err)
 	}
 	for _, l := range locks {
-		unlock, err := lockFile(l, 0, syscall.LOCK_EX|syscall.LOCK_NB)
+		unlock, err := tryLock(l)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/operator-lab/lab/internal/filelock"
 )
 
 // serveLockName is the file in the state directory on which the process
@@ -30,32 +30,11 @@ var errLockHeld = errors.New("the lab env lock is held by another process")
 // Serve waits about a second so that such a probe never makes it give up.
 func lockServe(ctx context.Context, dir string, wait time.Duration) (unlock func(), err error) {
 	path := filepath.Join(dir, serveLockName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open the lab env lock %s: %w", path, err)
+	unlock, err = filelock.Lock(ctx, path, filelock.Options{Wait: wait, Poll: 20 * time.Millisecond})
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("%w (%s)", errLockHeld, path)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			// Closing the file releases the lock.
-			return func() { _ = f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if !time.Now().Before(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("%w (%s)", errLockHeld, path)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return unlock, err
 }
 
 // serveLockHeld reports whether a process (this one included) holds the serve lock in dir.

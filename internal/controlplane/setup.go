@@ -2,13 +2,13 @@ package controlplane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/operator-lab/lab/internal/filelock"
 )
 
 // SetupOptions control how Setup obtains the binaries.
@@ -123,33 +123,11 @@ func removeStaleTemps(root string) {
 	}
 }
 
-// lockStore takes an exclusive flock on the store. The kernel drops the lock
-// when the process dies, so a killed setup never blocks the next one.
+// lockStore takes an exclusive lock on the store, waiting (and saying so
+// on log) while another lab setup holds it.
 func lockStore(ctx context.Context, root string, log io.Writer) (func(), error) {
 	path := filepath.Join(root, ".lab-setup.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open the setup lock %s: %w", path, err)
-	}
-	announced := false
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if !announced {
-			fmt.Fprintf(log, "another lab setup is obtaining the binaries; waiting for it (lock %s)\n", path)
-			announced = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+	return filelock.Lock(ctx, path, filelock.Options{Wait: -1, Poll: 500 * time.Millisecond, Busy: func() {
+		fmt.Fprintf(log, "another lab setup is obtaining the binaries; waiting for it (lock %s)\n", path)
+	}})
 }
