@@ -1,11 +1,13 @@
 package labs_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/operator"
 )
 
 func TestEmbeddedLabsLoad(t *testing.T) {
@@ -35,6 +37,79 @@ func TestEmbeddedLabsLoad(t *testing.T) {
 	}
 	if _, err := labs.Get("9.9"); err == nil || !strings.Contains(err.Error(), "3.1") {
 		t.Errorf("an unknown lab should list the labs, got %v", err)
+	}
+}
+
+// TestEmbeddedLabsAreLoadedOnce: every call returns the same loaded labs
+// (commands look labs up several times), and the slice All returns is the
+// caller's, so reordering it changes no other caller's.
+func TestEmbeddedLabsAreLoadedOnce(t *testing.T) {
+	first, err := labs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := labs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first, second) {
+		t.Fatalf("two calls of All loaded the labs twice: %p, %p", first[0], second[0])
+	}
+	for _, l := range first {
+		if got, err := labs.Get(l.ID); err != nil || got != l {
+			t.Errorf("Get(%q) = %p, %v; want All's %p", l.ID, got, err, l)
+		}
+		if got, err := labs.ByModule(l.Module); err != nil || got != l {
+			t.Errorf("ByModule(%q) = %p, %v; want All's %p", l.Module, got, err, l)
+		}
+	}
+	slices.Reverse(first)
+	first[0] = nil
+	if again, _ := labs.All(); !slices.Equal(again, second) {
+		t.Errorf("changing All's slice changed the next caller's: %v", again)
+	}
+}
+
+// TestEmbeddedLabsAreTheOperatorsLabs: the reference operator's list of labs
+// (operator.Labs) says which labs exist; the embedded lab.yaml files declare
+// exactly those, so a command may check an id with either package.
+func TestEmbeddedLabsAreTheOperatorsLabs(t *testing.T) {
+	all, err := labs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range all {
+		ids = append(ids, l.ID)
+		if err := operator.CheckLab(l.ID); err != nil {
+			t.Errorf("embedded lab %s: %v", l.ID, err)
+		}
+	}
+	if want := slices.Sorted(slices.Values(operator.Labs())); !slices.Equal(ids, want) {
+		t.Errorf("embedded labs = %v, operator.Labs() = %v", ids, want)
+	}
+}
+
+// TestLoadAllMatchesLabsToTheOperator: a lab.yaml for a lab the operator
+// does not implement, and a lab the operator implements without a lab.yaml,
+// are both rejected.
+func TestLoadAllMatchesLabsToTheOperator(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for name, f := range minimalLab() {
+		fsys["0.1/"+name] = f
+	}
+	if all, err := labs.LoadAll(fsys, []string{"0.1"}); err != nil || len(all) != 1 || all[0].ID != "0.1" {
+		t.Fatalf("LoadAll = %v, %v; want lab 0.1", all, err)
+	}
+	for _, implemented := range [][]string{nil, {"0.1", "9.9"}, {"9.9"}} {
+		_, err := labs.LoadAll(fsys, implemented)
+		want := "embedded labs are 0.1, but the reference operator implements " + strings.Join(implemented, ", ")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("implemented %v: LoadAll error = %v, want one containing %q", implemented, err, want)
+		}
+	}
+	if _, err := labs.LoadAll(fstest.MapFS{"0.1/lab.yaml": {Data: []byte("schemaVersion: 1\n")}}, []string{"0.1"}); err == nil {
+		t.Error("LoadAll accepted an invalid lab folder")
 	}
 }
 
@@ -99,5 +174,14 @@ func TestLoadValidates(t *testing.T) {
 				t.Fatalf("Load error = %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// BenchmarkGet is one lab look-up, as cmd does several times per command.
+func BenchmarkGet(b *testing.B) {
+	for b.Loop() {
+		if _, err := labs.Get("4.4"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

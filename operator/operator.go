@@ -2,6 +2,7 @@ package operator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -26,22 +27,22 @@ const (
 	Lab44 = "4.4"
 )
 
-// Labs lists the valid Options.Lab values.
+// Labs lists the labs whose controllers this operator implements, the valid
+// Options.Lab values, in a new slice. It is the one list of which labs
+// exist: the lab definitions (package labs) must declare exactly these.
 func Labs() []string { return []string{Lab31, Lab44} }
 
 // CheckLab returns an error naming the valid labs if lab is not one of them.
 func CheckLab(lab string) error {
-	for _, l := range Labs() {
-		if l == lab {
-			return nil
-		}
+	if slices.Contains(Labs(), lab) {
+		return nil
 	}
 	return fmt.Errorf("unknown lab %q (valid: %s)", lab, strings.Join(Labs(), ", "))
 }
 
 // Options configure the operator.
 type Options struct {
-	// Lab selects the controllers: "3.1" or "4.4".
+	// Lab selects the controllers: one of Labs ("3.1" or "4.4").
 	Lab string
 	// Emitter receives every event (typically an *observe.Bus). Nil: none.
 	Emitter observe.Emitter

@@ -1,18 +1,13 @@
 package labs
 
 import (
-	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 )
 
 // SchemaVersion is the lab.yaml format this build reads. A lab.yaml with
@@ -38,9 +33,6 @@ const (
 	runnerDir       = "_runner"
 	instructionsDir = "instructions"
 )
-
-//go:embed all:3.1 all:4.4
-var definitions embed.FS
 
 // Text is a string in every supported language.
 type Text map[string]string
@@ -231,222 +223,4 @@ func (l *Lab) ExerciseForFile(file string) *Exercise {
 		}
 	}
 	return nil
-}
-
-// All loads every embedded lab, ordered by id.
-func All() ([]*Lab, error) {
-	entries, err := fs.ReadDir(definitions, ".")
-	if err != nil {
-		return nil, fmt.Errorf("read embedded labs: %w", err)
-	}
-	var all []*Lab
-	for _, entry := range entries {
-		if !entry.IsDir() {
-			continue
-		}
-		sub, err := fs.Sub(definitions, entry.Name())
-		if err != nil {
-			return nil, fmt.Errorf("open embedded lab %s: %w", entry.Name(), err)
-		}
-		lab, err := Load(sub)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, lab)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
-	return all, nil
-}
-
-// Get returns the embedded lab with the given id.
-func Get(id string) (*Lab, error) {
-	all, err := All()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(all))
-	for i, l := range all {
-		if l.ID == id {
-			return l, nil
-		}
-		ids[i] = l.ID
-	}
-	return nil, fmt.Errorf("no lab %q (labs: %s)", id, strings.Join(ids, ", "))
-}
-
-// ByModule returns the embedded lab whose workspace module path is module,
-// or nil when no lab's is.
-func ByModule(module string) (*Lab, error) {
-	all, err := All()
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range all {
-		if l.Module == module {
-			return l, nil
-		}
-	}
-	return nil, nil
-}
-
-// Load parses and validates the lab definition in root (a lab folder).
-func Load(root fs.FS) (*Lab, error) {
-	raw, err := fs.ReadFile(root, "lab.yaml")
-	if err != nil {
-		return nil, fmt.Errorf("read lab.yaml: %w", err)
-	}
-	var lab Lab
-	if err := yaml.UnmarshalStrict(raw, &lab); err != nil {
-		return nil, fmt.Errorf("parse lab.yaml: %w", err)
-	}
-	lab.root = root
-	for i, e := range lab.Exercises {
-		if e == nil {
-			return nil, fmt.Errorf("lab.yaml: exercise %d is empty", i+1)
-		}
-		e.Number = i + 1
-		e.lab = &lab
-	}
-	if err := lab.validate(); err != nil {
-		return nil, fmt.Errorf("lab %q: %w", lab.ID, err)
-	}
-	return &lab, nil
-}
-
-// validate checks everything a learner or the checker would otherwise trip
-// over later: versions, ids, both languages, and that every declared file
-// exists and every file in the folder is declared.
-func (l *Lab) validate() error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	if l.SchemaVersion != SchemaVersion {
-		fail("schemaVersion is %d, this lab build reads %d", l.SchemaVersion, SchemaVersion)
-	}
-	if l.ID == "" || l.Module == "" {
-		fail("id and module are required")
-	}
-	l.checkText("title", l.Title, fail)
-	if len(l.Exercises) == 0 {
-		fail("no exercises")
-	}
-	for _, crd := range l.CRDs {
-		if _, err := fs.Stat(l.root, crd); err != nil {
-			fail("crd %s: %v", crd, err)
-		}
-	}
-
-	declared := map[string]string{} // path in the lab folder → who declared it
-	declare := func(p, by string) {
-		if prev, dup := declared[p]; dup {
-			fail("%s is declared twice (%s and %s)", p, prev, by)
-		}
-		declared[p] = by
-		if _, err := fs.Stat(l.root, p); err != nil {
-			fail("%s declares %s, which is missing", by, p)
-		}
-	}
-	declare("lab.yaml", "the loader")
-	for _, crd := range l.CRDs {
-		declared[crd] = "crds"
-	}
-	for _, f := range l.Common {
-		declare(path.Join(commonDir, f), "common")
-	}
-
-	seen := map[string]bool{}
-	for _, e := range l.Exercises {
-		who := "exercise " + e.ID
-		switch {
-		case e.ID == "":
-			fail("exercise %d has no id", e.Number)
-		case seen[e.ID]:
-			fail("exercise id %q is used twice", e.ID)
-		case strings.ContainsAny(e.ID, " /\\") || e.ID == strconv.Itoa(e.Number) || isNumber(e.ID):
-			fail("exercise id %q must be a word (numbers address exercises by position)", e.ID)
-		}
-		seen[e.ID] = true
-		l.checkText(who+" title", e.Title, fail)
-		if e.Package == "" || path.Clean(e.Package) != e.Package || strings.HasPrefix(e.Package, "..") {
-			fail("%s: package %q must be a clean relative folder", who, e.Package)
-		}
-		if e.Timeout.Duration <= 0 {
-			fail("%s: timeout is required", who)
-		}
-		if len(e.Files) == 0 || len(e.Checks) == 0 {
-			fail("%s: needs files and checks", who)
-		}
-		for _, f := range e.Files {
-			if path.Dir(f) != e.Package {
-				fail("%s: file %s is outside its package %s", who, f, e.Package)
-			}
-			if strings.HasSuffix(f, "_test.go") {
-				fail("%s: learner file %s must not be a test file (the checker ignores them)", who, f)
-			}
-			declare(path.Join(starterDir, f), who)
-			declare(path.Join(solutionDir, f), who)
-			if b, err := e.Starter(f); err == nil && !strings.Contains(string(b), TODOMarker) {
-				fail("%s: starter %s has no %s marker", who, f, TODOMarker)
-			}
-		}
-		for _, c := range e.Checks {
-			if path.Dir(c) != e.Package || !strings.HasSuffix(c, "_test.go") {
-				fail("%s: check %s must be a _test.go file in %s", who, c, e.Package)
-			}
-			declare(path.Join(checksDir, c), who)
-		}
-		for _, lang := range Languages {
-			if len(e.Hints[lang]) < 2 {
-				fail("%s: needs at least 2 hints in %s", who, lang)
-			}
-			declare(path.Join(instructionsDir, lang, e.ID+".md"), who)
-		}
-	}
-
-	if r := l.Runner; r != nil {
-		if _, err := l.Exercise(r.Exercise); err != nil {
-			fail("runner: %v", err)
-		}
-		if path.Dir(r.Program) != runnerDir || path.Ext(r.Program) != ".go" {
-			fail("runner: program %s must be a .go file in %s/", r.Program, runnerDir)
-		}
-		declare(r.Program, "runner")
-		if r.Sample.Kind == "" || r.Sample.Name == "" || len(r.Sample.Spec) == 0 || r.Sample.Update == "" {
-			fail("runner: sample needs kind, name, spec and update")
-		}
-		if field, ok := strings.CutPrefix(r.Sample.Update, "spec."); !ok || r.Sample.Spec[field] == nil {
-			fail("runner: sample update %q must name a field of its spec (spec.<field>)", r.Sample.Update)
-		}
-	}
-
-	// Every file in the folder must be declared, so nothing ships by accident
-	// and nothing declared is silently ignored.
-	walkErr := fs.WalkDir(l.root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			if _, ok := declared[p]; !ok {
-				fail("%s is not declared in lab.yaml", p)
-			}
-		}
-		return nil
-	})
-	if walkErr != nil {
-		fail("walk lab folder: %v", walkErr)
-	}
-	return errors.Join(errs...)
-}
-
-func (l *Lab) checkText(what string, t Text, fail func(string, ...any)) {
-	for _, lang := range Languages {
-		if strings.TrimSpace(t[lang]) == "" {
-			fail("%s has no %s text", what, lang)
-		}
-	}
-}
-
-func isNumber(s string) bool {
-	_, err := strconv.Atoi(s)
-	return err == nil
 }
