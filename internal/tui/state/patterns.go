@@ -1,7 +1,6 @@
 package state
 
 import (
-	"strings"
 	"time"
 
 	"github.com/operator-lab/lab/operator/observe"
@@ -124,18 +123,17 @@ func (s *State) onExternal(e observe.Event) {
 	x.Calls.Push(c)
 }
 
-// onGate reads the gate's action from whichever text field carries it, so
-// "pause", "paused", "resume", "step" all work.
+// onGate follows the gate's own events (observe.Gate*); a waiting worker
+// changes nothing here (the queue pane shows it).
 func (s *State) onGate(e observe.Event) {
 	g := &s.gate
 	g.Seen = true
-	action := strings.ToLower(strings.Join([]string{e.Op, e.Value, e.Type, e.To}, " "))
-	switch {
-	case strings.Contains(action, "resum"):
+	switch e.Value {
+	case observe.GateResumed:
 		g.Paused, g.Since = false, e.Time
-	case strings.Contains(action, "step"):
+	case observe.GateStep:
 		g.Steps++
-	case strings.Contains(action, "paus"):
+	case observe.GatePaused:
 		g.Paused, g.Since = true, e.Time
 	}
 }

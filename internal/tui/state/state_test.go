@@ -314,3 +314,19 @@ func TestMemoryIsBounded(t *testing.T) {
 		t.Errorf("total reconciles = %d, want 2000 (totals count what the rings forgot)", got)
 	}
 }
+
+// TestGateFollowsTheGatesOwnEvents folds the events a real observe.Gate
+// emits: paused, a worker waiting, a step, resumed.
+func TestGateFollowsTheGatesOwnEvents(t *testing.T) {
+	s := state.New(state.Limits{})
+	for _, v := range []string{observe.GatePaused, observe.GateWaiting, observe.GateStep} {
+		s.Apply(observe.Event{Kind: observe.KindGate, Value: v, Time: t0})
+	}
+	if g := s.Gate(); !g.Paused || g.Steps != 1 {
+		t.Fatalf("after pause, wait, step: %+v", g)
+	}
+	s.Apply(observe.Event{Kind: observe.KindGate, Value: observe.GateResumed, Time: t0})
+	if g := s.Gate(); g.Paused || g.Steps != 1 {
+		t.Fatalf("after resume: %+v", g)
+	}
+}
