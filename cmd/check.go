@@ -111,8 +111,8 @@ func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
 		cp, err := controlplane.Ensure(ctx, controlplane.Options{
 			CRDs:     crds,
 			SetupLog: streams.ErrOut,
-			Progress: func(step string, took time.Duration) {
-				fmt.Fprintf(streams.ErrOut, "control plane: %s (%s)\n", step, took.Round(100*time.Millisecond))
+			Progress: func(s controlplane.Step) {
+				fmt.Fprintf(streams.ErrOut, "control plane: %s (%s)\n", s, s.Took.Round(100*time.Millisecond))
 			},
 		})
 		if err != nil {
@@ -238,25 +238,33 @@ func writeReportFile(name string, write func(io.Writer) error) error {
 const watchDebounce = 300 * time.Millisecond
 
 // watchWorkspace calls onChange after every change to a Go file or go.mod
-// in the workspace, until ctx ends.
+// in the workspace, until ctx ends. A folder that appears (made, or moved
+// in) is watched too, and the Go files already in it when its watch begins
+// count as a change: they were written before any event could tell.
 func watchWorkspace(ctx context.Context, log io.Writer, dir string, onChange func()) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", dir, err)
 	}
 	defer w.Close()
-	addTree := func(root string) error {
-		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
+	// addTree watches root and the folders below it and reports whether
+	// they hold a file that a check reads.
+	addTree := func(root string) (found bool, err error) {
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
 				return nil
-			}
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
+			case !d.IsDir():
+				found = found || isCheckedFile(d.Name())
+				return nil
+			case p != dir && strings.HasPrefix(d.Name(), "."):
 				return filepath.SkipDir
 			}
 			return w.Add(p)
 		})
+		return found, err
 	}
-	if err := addTree(dir); err != nil {
+	if _, err := addTree(dir); err != nil {
 		return fmt.Errorf("watch %s: %w", dir, err)
 	}
 	fmt.Fprintf(log, "watching %s for changes (Ctrl-C to stop)\n", displayDir(dir))
@@ -274,13 +282,14 @@ func watchWorkspace(ctx context.Context, log io.Writer, dir string, onChange fun
 			if !ok {
 				return nil
 			}
+			changed := isCheckedFile(filepath.Base(ev.Name))
 			if ev.Has(fsnotify.Create) {
 				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					_ = addTree(ev.Name)
+					found, _ := addTree(ev.Name)
+					changed = changed || found
 				}
 			}
-			name := filepath.Base(ev.Name)
-			if strings.HasSuffix(name, ".go") || name == "go.mod" || name == "go.sum" {
+			if changed {
 				timer = time.After(watchDebounce)
 			}
 		case <-timer:
@@ -288,4 +297,10 @@ func watchWorkspace(ctx context.Context, log io.Writer, dir string, onChange fun
 			onChange()
 		}
 	}
+}
+
+// isCheckedFile reports whether a change to the file named name can change
+// what a check finds.
+func isCheckedFile(name string) bool {
+	return strings.HasSuffix(name, ".go") || name == "go.mod" || name == "go.sum"
 }

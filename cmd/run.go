@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/eventtext"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/observe"
@@ -363,8 +364,8 @@ func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOpti
 		}
 	}()
 	live.Bus, live.SetupLog, live.Echo = p.bus, streams.ErrOut, streams.ErrOut
-	live.Progress = func(step string, took time.Duration) {
-		fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, step, took.Round(time.Millisecond))
+	live.Progress = func(s controlplane.Step) {
+		fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, s, s.Took.Round(time.Millisecond))
 	}
 	lab, err := startLiveLab(ctx, live)
 	if err != nil {

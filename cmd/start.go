@@ -243,7 +243,7 @@ func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWo
 	live := opts.liveOptions(ws)
 	live.Bus, live.Gate = bus, observe.NewGate()
 	live.SetupLog = &stepLog{p: p, step: controlplane.StepBinaries}
-	live.Progress = func(step string, took time.Duration) { reportStep(p, step, took) }
+	live.Progress = func(s controlplane.Step) { p.Send(tui.StepDoneMsg{Step: s.Name, Took: s.Took, Detail: s.Detail}) }
 	if opts.Mine {
 		p.Send(tui.StepDetailMsg{Step: stepBuildMine, Detail: "go build in a private copy of " + displayDir(ws.Dir)})
 	}
@@ -307,10 +307,10 @@ func whoseController(opts StartOptions, ws *startWorkspace) string {
 // plannedSteps are the start-up steps shown before they happen.
 func plannedSteps(opts StartOptions, kind string) []string {
 	head := []string{stepWorkspace}
-	tail := []string{controlplane.StepCRDs, "namespace", "operator", "sample " + kind}
+	tail := []string{controlplane.StepCRDs, session.StepNamespace, session.StepOperator, "sample " + kind}
 	if opts.Mine {
 		head = append(head, stepBuildMine)
-		tail = []string{controlplane.StepCRDs, "namespace", stepRunMine, "sample " + kind}
+		tail = []string{controlplane.StepCRDs, session.StepNamespace, stepRunMine, "sample " + kind}
 	}
 	switch {
 	case opts.Kubeconfig != "" || opts.Context != "":
@@ -325,24 +325,6 @@ func plannedSteps(opts StartOptions, kind string) []string {
 func sharedControlPlaneRunning() bool {
 	_, err := controlplane.ReadState()
 	return err == nil
-}
-
-// reportStep maps the control plane's and session's step names onto the
-// planned ones ("namespace lab-run-x7" is the "namespace" step, detail "lab-run-x7").
-func reportStep(p *tea.Program, step string, took time.Duration) {
-	switch {
-	case step == controlplane.StepEtcd+" + "+controlplane.StepAPIServer:
-		p.Send(tui.StepDoneMsg{Step: controlplane.StepEtcd, Took: took, Detail: "with kube-apiserver"})
-		p.Send(tui.StepDoneMsg{Step: controlplane.StepAPIServer, Took: took})
-	case strings.HasPrefix(step, "namespace "):
-		p.Send(tui.StepDoneMsg{Step: "namespace", Took: took, Detail: strings.TrimPrefix(step, "namespace ")})
-	case strings.HasPrefix(step, "operator "):
-		p.Send(tui.StepDoneMsg{Step: "operator", Took: took})
-	case strings.HasPrefix(step, controlplane.StepCRDs):
-		p.Send(tui.StepDoneMsg{Step: controlplane.StepCRDs, Took: took, Detail: strings.TrimSpace(strings.TrimPrefix(step, controlplane.StepCRDs))})
-	default:
-		p.Send(tui.StepDoneMsg{Step: step, Took: took})
-	}
 }
 
 // stepLog shows the last line of a long step's log (a binary download or

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/learnerctl"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
@@ -48,7 +49,7 @@ type liveLabOptions struct {
 	// Gate is the reference operator's step-through gate (the learner's
 	// controller has its own, in its process).
 	Gate     *observe.Gate
-	Progress func(step string, took time.Duration)
+	Progress func(controlplane.Step)
 	SetupLog io.Writer
 	// Echo, if set, shows what the learner's controller prints, as it prints it.
 	Echo io.Writer
@@ -56,7 +57,7 @@ type liveLabOptions struct {
 
 func (o liveLabOptions) progress(step string, since time.Time) {
 	if o.Progress != nil {
-		o.Progress(step, time.Since(since))
+		o.Progress(controlplane.Step{Name: step, Took: time.Since(since)})
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
@@ -109,33 +111,117 @@ func (w *startWorkspace) exercisesMsg(lang string) tui.ExercisesMsg {
 	return msg
 }
 
-// progressPollEvery is how often the live view looks at the progress file,
-// which `lab check` rewrites in another terminal.
-const progressPollEvery = time.Second
+// progressRetryEvery is how often the live view tries again to watch a
+// workspace, or its .lab folder, that is not there: deleted, or not made yet.
+const progressRetryEvery = time.Second
+
+// progressSettle gathers the events of one change (a check's rename, a
+// deleted workspace) into one update of the view.
+const progressSettle = 50 * time.Millisecond
 
 // watchProgress sends the exercises again whenever the progress file
-// changes, until ctx ends. Polling the file's size and time is enough: the
-// checker replaces the file in one rename, so no half-written state is seen.
+// changes, until ctx ends. When the workspace cannot be watched at all, it
+// says so once, on the exercises, and returns.
 func (w *startWorkspace) watchProgress(ctx context.Context, lang string, send func(tui.ExercisesMsg)) {
-	stamp := func() string {
-		st, err := os.Stat(workspace.ProgressPath(w.Dir))
-		if err != nil {
-			return err.Error()
+	pw, err := w.openProgressWatch()
+	if err != nil {
+		msg := w.exercisesMsg(lang)
+		if msg.Notice == "" {
+			msg.Notice = fmt.Sprintf("%v: the exercises shown here do not follow later checks", err)
 		}
-		return fmt.Sprint(st.ModTime().UnixNano(), st.Size())
+		send(msg)
+		return
 	}
-	last := stamp()
-	tick := time.NewTicker(progressPollEvery)
-	defer tick.Stop()
+	defer pw.close()
+	pw.run(ctx, lang, send)
+}
+
+// progressWatch follows the progress file, which `lab check` replaces (by a
+// rename, so no half-written state is seen) in another terminal. It
+// watches folders, not the file, whose every rename is a new one: the
+// workspace for its .lab folder coming and going, and .lab for the file.
+type progressWatch struct {
+	ws    *startWorkspace
+	fsw   *fsnotify.Watcher
+	dir   string // the workspace
+	state string // its .lab folder
+	file  string // the progress file
+}
+
+// openProgressWatch begins watching the workspace; changes from then on are
+// seen by run.
+func (w *startWorkspace) openProgressWatch() (*progressWatch, error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", displayDir(w.Dir), err)
+	}
+	file := workspace.ProgressPath(w.Dir)
+	pw := &progressWatch{ws: w, fsw: fsw, dir: w.Dir, state: filepath.Dir(file), file: file}
+	pw.add()
+	return pw, nil
+}
+
+func (pw *progressWatch) close() { _ = pw.fsw.Close() }
+
+// add watches the workspace and its .lab folder where they exist and are
+// not watched yet, and reports whether it began a watch.
+func (pw *progressWatch) add() (began bool) {
+	watched := map[string]bool{}
+	for _, p := range pw.fsw.WatchList() {
+		watched[p] = true
+	}
+	for _, p := range []string{pw.dir, pw.state} {
+		if !watched[p] && pw.fsw.Add(p) == nil {
+			began = true
+		}
+	}
+	return began
+}
+
+// run sends the exercises after every change to the progress file, to
+// its folder or to the workspace, until ctx ends.
+func (pw *progressWatch) run(ctx context.Context, lang string, send func(tui.ExercisesMsg)) {
+	retry := time.NewTicker(progressRetryEvery)
+	defer retry.Stop()
+	var settle <-chan time.Time
+	later := func() { settle = time.After(progressSettle) }
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-			if now := stamp(); now != last {
-				last = now
-				send(w.exercisesMsg(lang))
+		case ev, ok := <-pw.fsw.Events:
+			if !ok {
+				return
 			}
+			if ev.Op == fsnotify.Chmod {
+				continue
+			}
+			switch ev.Name {
+			case pw.file:
+				later()
+			case pw.state:
+				if ev.Has(fsnotify.Create) {
+					pw.add() // before a check renames the file into it
+				}
+				later()
+			case pw.dir:
+				// The workspace was deleted or moved away: its .lab watch,
+				// if any is left, follows the old folder.
+				_ = pw.fsw.Remove(pw.state)
+				later()
+			}
+		case _, ok := <-pw.fsw.Errors:
+			if !ok {
+				return
+			}
+			later() // events may have been lost: look again
+		case <-retry.C:
+			if pw.add() {
+				later()
+			}
+		case <-settle:
+			settle = nil
+			send(pw.ws.exercisesMsg(lang))
 		}
 	}
 }

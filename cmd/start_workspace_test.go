@@ -100,7 +100,9 @@ func TestStartLeavesOtherFoldersAlone(t *testing.T) {
 
 // TestExercisesFollowTheProgressFile: what the exercises layer gets is the
 // progress file's, sent again when a check (here: a write like the
-// checker's) changes it; a corrupt file is reported, not rewritten.
+// checker's) changes it, also one that makes the .lab folder;
+// a corrupt file is reported, not rewritten; a deleted workspace is
+// reported, and followed again once it is back.
 func TestExercisesFollowTheProgressFile(t *testing.T) {
 	ws, err := openOrCreateWorkspace("4.4", filepath.Join(t.TempDir(), "ws"), "en")
 	if err != nil {
@@ -110,32 +112,50 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 	if len(msg.Exercises) != len(ws.Lab.Exercises) || msg.Exercises[0].Status != "" {
 		t.Fatalf("fresh workspace: %+v", msg)
 	}
+	// Without its .lab folder (deleted, say), the first check makes it.
+	if err := os.RemoveAll(filepath.Join(ws.Dir, workspace.StateDir)); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sent := make(chan int, 8)
-	go ws.watchProgress(ctx, "en", func(m tui.ExercisesMsg) {
-		passed := 0
+	pw, err := ws.openProgressWatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.close()
+	sent := make(chan tui.ExercisesMsg, 16)
+	go pw.run(ctx, "en", func(m tui.ExercisesMsg) { sent <- m })
+	passed := func(m tui.ExercisesMsg) int {
+		n := 0
 		for _, e := range m.Exercises {
 			if e.Status == workspace.StatusPass {
-				passed++
+				n++
 			}
 		}
-		sent <- passed
-	})
+		return n
+	}
+	// await returns the first message sent that satisfies ok.
+	await := func(what string, ok func(tui.ExercisesMsg) bool) tui.ExercisesMsg {
+		t.Helper()
+		for {
+			select {
+			case m := <-sent:
+				if ok(m) {
+					return m
+				}
+			case <-ctx.Done():
+				t.Fatalf("no update: %s", what)
+			}
+		}
+	}
+
 	p := workspace.NewProgress("4.4")
 	p.Record(ws.Lab.Exercises[1].ID, workspace.StatusPass, time.Now())
-	// The poller compares the file's time and size: make sure it sees a change.
-	time.Sleep(10 * time.Millisecond)
 	if err := workspace.SaveProgress(ws.Dir, p); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case passed := <-sent:
-		if passed != 1 {
-			t.Errorf("after one exercise passed, the layer got %d passed", passed)
-		}
-	case <-ctx.Done():
-		t.Fatal("no update after the progress file changed")
+	if m := await("after one exercise passed", func(m tui.ExercisesMsg) bool { return passed(m) == 1 }); m.Notice != "" {
+		t.Errorf("after one exercise passed, the layer got notice %q", m.Notice)
 	}
 
 	if err := os.WriteFile(workspace.ProgressPath(ws.Dir), []byte("{not json"), 0o644); err != nil {
@@ -147,6 +167,22 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 	if b, _ := os.ReadFile(workspace.ProgressPath(ws.Dir)); string(b) != "{not json" {
 		t.Error("reading the progress for the view rewrote the file")
 	}
+	await("after the progress file was corrupted", func(m tui.ExercisesMsg) bool {
+		return strings.Contains(m.Notice, "lab check")
+	})
+
+	if err := os.RemoveAll(ws.Dir); err != nil {
+		t.Fatal(err)
+	}
+	await("after the workspace was deleted", func(m tui.ExercisesMsg) bool {
+		return strings.Contains(m.Notice, "is gone")
+	})
+	if err := workspace.SaveProgress(ws.Dir, p); err != nil { // makes the folders again
+		t.Fatal(err)
+	}
+	await("after the workspace came back", func(m tui.ExercisesMsg) bool {
+		return passed(m) == 1 && m.Notice == ""
+	})
 }
 
 // TestStartMineRunsTheLearnersController: `lab start 3.1 --mine` without a

@@ -19,9 +19,14 @@ import (
 	"testing"
 )
 
-// modulePath is this module; the snippets are compiled inside it so they use
-// exactly its controller-runtime and Kubernetes versions.
-const modulePath = "github.com/operator-lab/lab"
+// modulePath is this module. The snippets are compiled in a module of their
+// own, snippetModule, outside the source tree, whose go.mod and go.sum are
+// copies of this module's, so they use exactly its controller-runtime and
+// Kubernetes versions.
+const (
+	modulePath    = "github.com/operator-lab/lab"
+	snippetModule = "example.com/lab-snippets"
+)
 
 // snippetImports are the import paths a snippet may use without writing an
 // import block: the usual aliases of controller-runtime code. A block without
@@ -76,7 +81,7 @@ type snippetFile struct {
 }
 
 // TestGoBlocksCompile writes every ```go block of every lesson, in every
-// language, into packages inside this module and runs `go vet` on them, so
+// language, into packages of a copy of this module and runs `go vet` on them, so
 // the lessons cannot drift into code that does not build against the
 // project's controller-runtime. The blocks of one lesson and language form
 // one package (package controller), so every helper a block calls must be
@@ -87,12 +92,9 @@ func TestGoBlocksCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles every lesson snippet: skipped with -short")
 	}
-	root, err := os.MkdirTemp(".", "_snippets-") // "_" keeps it out of ./... patterns
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	rootImport := modulePath + "/content/" + filepath.Base(root)
+	root := t.TempDir() // outside the source tree: a crash leaves nothing in it
+	snippetModuleFiles(t, root)
+	rootImport := snippetModule
 
 	for _, fixture := range []string{"hellov1", "databasev1"} {
 		copyDir(t, filepath.Join("testdata", "snippets", fixture), filepath.Join(root, fixture))
@@ -143,9 +145,10 @@ func TestGoBlocksCompile(t *testing.T) {
 
 	args := []string{"vet"}
 	for _, dir := range slices.Sorted(maps.Keys(packages)) {
-		args = append(args, "./"+filepath.ToSlash(filepath.Join(root, dir)))
+		args = append(args, "./"+filepath.ToSlash(dir))
 	}
 	cmd := exec.Command("go", args...)
+	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -244,6 +247,29 @@ func blockFileLine(t *testing.T, b codeBlock) int {
 		return 0
 	}
 	return strings.Count(string(raw[:i]), "\n") + 1
+}
+
+// snippetModuleFiles makes root the snippet module: this module's go.mod,
+// under the name snippetModule, and its go.sum.
+func snippetModuleFiles(t *testing.T, root string) {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gosum, err := os.ReadFile(filepath.Join("..", "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moduleLine := regexp.MustCompile(`(?m)^module\s+` + regexp.QuoteMeta(modulePath) + `\s*$`)
+	if !moduleLine.Match(gomod) {
+		t.Fatalf("../go.mod does not declare module %s", modulePath)
+	}
+	if regexp.MustCompile(`(?m)^\s*replace\b|=>`).Match(gomod) {
+		t.Fatal("../go.mod has replace directives, which the snippet module's copy of it would get wrong: teach snippetModuleFiles about them")
+	}
+	writeFile(t, filepath.Join(root, "go.mod"), moduleLine.ReplaceAllString(string(gomod), "module "+snippetModule))
+	writeFile(t, filepath.Join(root, "go.sum"), string(gosum))
 }
 
 func writeFile(t *testing.T, path, data string) {

@@ -391,7 +391,7 @@ func Ensure(ctx context.Context, opts Options) (*ControlPlane, error) {
 		if cp.attachment, err = registerAttachment(st); err != nil {
 			return nil, err
 		}
-		opts.progress(StepReuse, t)
+		opts.progress(StepReuse, "", time.Since(t))
 		if err := cp.installCRDs(opts); err != nil {
 			_ = cp.Stop()
 			return nil, err

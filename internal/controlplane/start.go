@@ -32,19 +32,35 @@ const (
 	StepReuse     = "reuse lab env"
 )
 
+// Step is a start-up step that finished: the start-up screen and `lab run`
+// show it as it is, so no one takes a string apart to find its parts.
+type Step struct {
+	Name   string // one of the Step* names (or a session's own)
+	Detail string // what the step says about itself: "lab-run-x7", "installed (3)"
+	Took   time.Duration
+}
+
+// String is the step as a line of text shows it: "namespace lab-run-x7".
+func (s Step) String() string {
+	if s.Detail == "" {
+		return s.Name
+	}
+	return s.Name + " " + s.Detail
+}
+
 // Options configure a control plane.
 type Options struct {
 	// CRDs are installed (and waited for) once the API server is up.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
-	// Progress is told each start-up step and how long it took.
-	Progress func(step string, took time.Duration)
+	// Progress is told each start-up step as it ends.
+	Progress func(Step)
 	// SetupLog receives progress lines when binaries must be downloaded or built.
 	SetupLog io.Writer
 }
 
-func (o Options) progress(step string, since time.Time) {
+func (o Options) progress(name, detail string, took time.Duration) {
 	if o.Progress != nil {
-		o.Progress(step, time.Since(since))
+		o.Progress(Step{Name: name, Detail: detail, Took: took})
 	}
 }
 
@@ -75,7 +91,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.progress(StepBinaries, t)
+	opts.progress(StepBinaries, "", time.Since(t))
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -116,12 +132,13 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, startError(bins, err)
 	}
 	if etcdTook, ok := <-etcdReady; ok {
-		if opts.Progress != nil {
-			opts.Progress(StepEtcd, etcdTook)
-			opts.Progress(StepAPIServer, time.Since(t)-etcdTook)
-		}
+		opts.progress(StepEtcd, "", etcdTook)
+		opts.progress(StepAPIServer, "", time.Since(t)-etcdTook)
 	} else {
-		opts.progress(StepEtcd+" + "+StepAPIServer, t)
+		// etcd's own part could not be timed: both steps took this long.
+		took := time.Since(t)
+		opts.progress(StepEtcd, "with kube-apiserver", took)
+		opts.progress(StepAPIServer, "", took)
 	}
 	cp.Config = cfg
 	cp.Host = strings.TrimSuffix(cfg.Host, "/")
@@ -151,7 +168,7 @@ func (cp *ControlPlane) installCRDs(opts Options) error {
 	if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
 		return fmt.Errorf("install CRDs: %w", err)
 	}
-	opts.progress(StepCRDs, t)
+	opts.progress(StepCRDs, "", time.Since(t))
 	return nil
 }
 

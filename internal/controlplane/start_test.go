@@ -42,7 +42,7 @@ func TestStartInstallsCRDsServesObjectsAndStops(t *testing.T) {
 	defer cancel()
 	var steps []string
 	cp, err := Start(ctx, Options{CRDs: []*apiextensionsv1.CustomResourceDefinition{widgetCRD()},
-		Progress: func(step string, _ time.Duration) { steps = append(steps, step) }})
+		Progress: func(s Step) { steps = append(steps, s.Name) }})
 	if err != nil {
 		t.Fatal(err)
 	}

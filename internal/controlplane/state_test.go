@@ -289,7 +289,7 @@ func TestTwoServesAtOnceStartOneControlPlane(t *testing.T) {
 			defer wg.Done()
 			var mu sync.Mutex
 			started := false
-			opts := Options{Progress: func(string, time.Duration) { mu.Lock(); started = true; mu.Unlock() }}
+			opts := Options{Progress: func(Step) { mu.Lock(); started = true; mu.Unlock() }}
 			<-begin
 			err := Serve(ctx, opts, func(st *State) { ready <- st })
 			mu.Lock()

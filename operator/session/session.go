@@ -42,8 +42,9 @@ type Options struct {
 	Gate *observe.Gate
 	// Bus receives the events; nil makes a new one (see Session.Bus).
 	Bus *observe.Bus
-	// Progress is told about start-up steps (control plane, CRDs, namespace).
-	Progress func(step string, took time.Duration)
+	// Progress is told about start-up steps as they end: the control
+	// plane's (controlplane.Step*) and the session's (Step*).
+	Progress func(controlplane.Step)
 	// SetupLog receives progress lines if control-plane binaries must be
 	// downloaded or built.
 	SetupLog io.Writer
@@ -123,7 +124,7 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 		return fmt.Errorf("create the session namespace on %s: %w", s.Host, err)
 	}
 	s.Namespace = ns.Name
-	progress(opts, "namespace "+ns.Name, t)
+	progress(opts, StepNamespace, ns.Name, t)
 	if opts.NoOperator {
 		return nil
 	}
@@ -146,7 +147,7 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 		}
 		return errors.New("the operator's cache did not sync")
 	}
-	progress(opts, "operator "+opts.Lab, t)
+	progress(opts, StepOperator, opts.Lab, t)
 	return nil
 }
 
@@ -159,9 +160,15 @@ func labelValue(lab string) string {
 	return lab
 }
 
-func progress(opts Options, step string, since time.Time) {
+// The session's own start-up steps, after the control plane's.
+const (
+	StepNamespace = "namespace" // Detail: the namespace's name
+	StepOperator  = "operator"  // Detail: the lab
+)
+
+func progress(opts Options, name, detail string, since time.Time) {
 	if opts.Progress != nil {
-		opts.Progress(step, time.Since(since))
+		opts.Progress(controlplane.Step{Name: name, Detail: detail, Took: time.Since(since)})
 	}
 }
 
@@ -200,11 +207,11 @@ func (s *Session) connect(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("install lab's CRDs on %s: %w", cfg.Host, err)
 	}
-	step := "CRDs present"
+	detail := "present"
 	if len(created) > 0 {
-		step = fmt.Sprintf("CRDs installed (%d)", len(created))
+		detail = fmt.Sprintf("installed (%d)", len(created))
 	}
-	progress(opts, step, t)
+	progress(opts, controlplane.StepCRDs, detail, t)
 	return nil
 }
 
