@@ -21,8 +21,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newCheckCmd) }
-
 // CheckOptions are the arguments of `lab check`.
 type CheckOptions struct {
 	Lab      string

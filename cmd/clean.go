@@ -12,8 +12,6 @@ import (
 	"github.com/operator-lab/lab/checker"
 )
 
-func init() { register(newCleanCmd) }
-
 // CleanOptions are the arguments of `lab clean`.
 type CleanOptions struct {
 	Lab string

@@ -19,8 +19,6 @@ import (
 	"github.com/operator-lab/lab/internal/proc"
 )
 
-func init() { register(newDoctorCmd) }
-
 // DoctorOptions are the flags of `lab doctor`.
 type DoctorOptions struct {
 	// SkipStart leaves out the timed start and stop of a control plane.

@@ -13,8 +13,6 @@ import (
 	"github.com/operator-lab/lab/operator/crds"
 )
 
-func init() { register(newEnvCmd) }
-
 func newEnvCmd(streams IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "env",

@@ -11,8 +11,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newHintCmd) }
-
 // HintOptions are the arguments of `lab hint`.
 type HintOptions struct {
 	Lab      string

@@ -15,8 +15,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newInitCmd) }
-
 // InitOptions are the arguments of `lab init`.
 type InitOptions struct {
 	Lab  string

@@ -12,8 +12,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newListCmd) }
-
 // ListOptions are the arguments of `lab list`.
 type ListOptions struct {
 	Dir  string

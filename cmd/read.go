@@ -16,8 +16,6 @@ import (
 	"github.com/operator-lab/lab/content"
 )
 
-func init() { register(newReadCmd) }
-
 // maxReadWidth keeps lines readable on very wide terminals.
 const maxReadWidth = 100
 

@@ -17,8 +17,6 @@ import (
 	"github.com/operator-lab/lab/operator/observe"
 )
 
-func init() { register(newReplayCmd) }
-
 // ReplayOptions are the arguments of `lab replay`.
 type ReplayOptions struct {
 	File string

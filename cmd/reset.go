@@ -10,8 +10,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newResetCmd) }
-
 // ResetOptions are the arguments of `lab reset`.
 type ResetOptions struct {
 	Lab      string

@@ -268,16 +268,13 @@ for the controller-runtime lessons 3.1 and 4.4.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	for _, add := range commands {
-		root.AddCommand(add(streams))
+	// Every verb lab has (help lists them sorted by name).
+	for _, newCmd := range []func(IOStreams) *cobra.Command{
+		newStartCmd, newRunCmd, newReplayCmd, newReadCmd,
+		newInitCmd, newListCmd, newCheckCmd, newHintCmd, newSolutionCmd, newResetCmd, newCleanCmd,
+		newSetupCmd, newEnvCmd, newDoctorCmd, newVersionCmd,
+	} {
+		root.AddCommand(newCmd(streams))
 	}
 	return root
-}
-
-// commands lists every verb; each file adds its constructor in init so the
-// tree only ever holds commands that exist.
-var commands []func(IOStreams) *cobra.Command
-
-func register(newCmd func(IOStreams) *cobra.Command) {
-	commands = append(commands, newCmd)
 }

@@ -22,8 +22,6 @@ import (
 	"github.com/operator-lab/lab/operator/switches"
 )
 
-func init() { register(newRunCmd) }
-
 // Output formats of lab run.
 const (
 	formatText = "text"

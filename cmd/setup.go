@@ -9,8 +9,6 @@ import (
 	"github.com/operator-lab/lab/internal/controlplane"
 )
 
-func init() { register(newSetupCmd) }
-
 // SetupOptions are the flags of `lab setup`.
 type SetupOptions struct {
 	FromSource bool

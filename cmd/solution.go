@@ -10,8 +10,6 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-func init() { register(newSolutionCmd) }
-
 // SolutionOptions are the arguments of `lab solution`.
 type SolutionOptions struct {
 	Lab      string

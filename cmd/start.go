@@ -32,8 +32,6 @@ import (
 	"github.com/operator-lab/lab/operator/switches"
 )
 
-func init() { register(newStartCmd) }
-
 // StartOptions are the arguments of `lab start`.
 type StartOptions struct {
 	Lab   string

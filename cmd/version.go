@@ -10,8 +10,6 @@ import (
 	"github.com/operator-lab/lab/internal/buildinfo"
 )
 
-func init() { register(newVersionCmd) }
-
 func newVersionCmd(streams IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
