@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/klog/v2"
@@ -102,7 +103,9 @@ func saveTerminal() func() {
 	return func() {
 		_ = term.Restore(fd, state)
 		if term.IsTerminal(int(os.Stdout.Fd())) {
-			fmt.Fprint(os.Stdout, "\x1b[?1049l\x1b[?25h")
+			out := termenv.NewOutput(os.Stdout)
+			out.ExitAltScreen()
+			out.ShowCursor()
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/muesli/termenv"
 	"github.com/operator-lab/lab/operator/observe"
 )
 
@@ -188,26 +189,32 @@ func shortID(id string) string {
 	return id
 }
 
-// ANSI colours, chosen per kind and per outcome.
-const (
-	ansiReset   = "\x1b[0m"
-	ansiDim     = "\x1b[2m"
-	ansiRed     = "\x1b[31m"
-	ansiGreen   = "\x1b[32m"
-	ansiYellow  = "\x1b[33m"
-	ansiBlue    = "\x1b[34m"
-	ansiMagenta = "\x1b[35m"
-	ansiCyan    = "\x1b[36m"
-)
+// A colour paints text in one of the terminal's 16 ANSI colours (or
+// faint), chosen per kind and per outcome; nil leaves it plain.
+type colour func(termenv.Style) termenv.Style
 
-func paint(on bool, color, s string) string {
-	if !on || color == "" || s == "" {
-		return s
-	}
-	return color + s + ansiReset
+func fg(c termenv.ANSIColor) colour {
+	return func(s termenv.Style) termenv.Style { return s.Foreground(c) }
 }
 
-func kindColor(e observe.Event) string {
+var (
+	ansiDim     colour = termenv.Style.Faint
+	ansiRed            = fg(termenv.ANSIRed)
+	ansiGreen          = fg(termenv.ANSIGreen)
+	ansiYellow         = fg(termenv.ANSIYellow)
+	ansiBlue           = fg(termenv.ANSIBlue)
+	ansiMagenta        = fg(termenv.ANSIMagenta)
+	ansiCyan           = fg(termenv.ANSICyan)
+)
+
+func paint(on bool, c colour, s string) string {
+	if !on || c == nil || s == "" {
+		return s
+	}
+	return c(termenv.String(s)).String()
+}
+
+func kindColor(e observe.Event) colour {
 	switch {
 	case e.Kind == observe.KindWatch:
 		return ansiBlue
@@ -220,10 +227,10 @@ func kindColor(e observe.Event) string {
 	case e.Kind == observe.KindBreaker || e.Kind == observe.KindBackoff || e.Kind == observe.KindRateLimit:
 		return ansiYellow
 	}
-	return ""
+	return nil
 }
 
-func detailColor(e observe.Event) string {
+func detailColor(e observe.Event) colour {
 	switch e.Kind {
 	case observe.KindReconcileEnd:
 		switch e.Result {
@@ -246,7 +253,7 @@ func detailColor(e observe.Event) string {
 			return ansiGreen
 		}
 	}
-	return ""
+	return nil
 }
 
 // Lines renders events one per line, with a trailing newline each.
