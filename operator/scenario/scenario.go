@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -182,12 +183,7 @@ const pollInterval = 50 * time.Millisecond
 func (d *driver) waitFor(ctx context.Context, obj client.Object, what string, check func(found bool) error) error {
 	d.step("wait", d.key(obj.GetName()), what)
 	timeout := d.env.Switches.Scale(10*time.Minute) + 30*time.Second
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
 		err := d.env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		switch {
 		case err == nil:
@@ -196,20 +192,22 @@ func (d *driver) waitFor(ctx context.Context, obj client.Object, what string, ch
 			err = check(false)
 		}
 		if err == nil {
-			return nil
+			return true, nil
 		}
-		if !errors.Is(err, errNotYet) && !isContextErr(err) {
-			return fmt.Errorf("waiting for %s %s: %w", obj.GetName(), what, err)
+		if errors.Is(err, errNotYet) || isContextErr(err) {
+			return false, nil
 		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			if parent.Err() != nil {
-				return context.Cause(parent)
-			}
-			return fmt.Errorf("waiting for %s %s: gave up after %s", obj.GetName(), what, timeout.Round(time.Second))
-		}
+		return false, err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case wait.Interrupted(err):
+		return fmt.Errorf("waiting for %s %s: gave up after %s", obj.GetName(), what, timeout.Round(time.Second))
 	}
+	return fmt.Errorf("waiting for %s %s: %w", obj.GetName(), what, err)
 }
 
 func isContextErr(err error) bool {
