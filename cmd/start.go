@@ -23,12 +23,12 @@ import (
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/observe"
-	"github.com/operator-lab/lab/operator/session"
 	"github.com/operator-lab/lab/operator/switches"
 )
 

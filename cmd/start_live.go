@@ -15,10 +15,10 @@ import (
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/learnerctl"
+	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/operator/observe"
-	"github.com/operator-lab/lab/operator/session"
 )
 
 // Start-up steps of `lab start --mine`, besides the session's own.

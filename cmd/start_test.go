@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/labs/workspace"
 	"github.com/operator-lab/lab/operator/observe"
-	"github.com/operator-lab/lab/operator/session"
 )
 
 func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {

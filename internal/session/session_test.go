@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/internal/controlplane"
-	"github.com/operator-lab/lab/operator/session"
+	"github.com/operator-lab/lab/internal/session"
 )
 
 // TestSessionOnTheSharedControlPlaneLeavesNoNamespace runs a session on a
