@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -252,7 +253,7 @@ func parse(v *Values, name, text string) error {
 		return unknownName(name)
 	}
 	if s.valid != nil {
-		if !contains(s.valid, text) {
+		if !slices.Contains(s.valid, text) {
 			return fmt.Errorf("switch %s: invalid value %q (valid: %s)", name, text, strings.Join(s.valid, ", "))
 		}
 		return s.set(v, text)
@@ -261,15 +262,6 @@ func parse(v *Values, name, text string) error {
 		return fmt.Errorf("switch %s: invalid value %q: %w", name, text, err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Switches is the live, concurrency-safe set of switch values.
