@@ -1,8 +1,6 @@
 package eventtext
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,175 +16,25 @@ type Options struct {
 	Start time.Time
 }
 
-// Column widths: wide enough for the usual values, so lines align; longer
-// values push the rest of the line right rather than being cut.
-const (
-	kindWidth       = 22
-	controllerWidth = 10
-	keyWidth        = 24
-)
+// lineOptions are the observation layer's line options for opts: the
+// wording and columns are observe's, the colours this package's.
+func (opts Options) lineOptions() observe.LineOptions {
+	lo := observe.LineOptions{Start: opts.Start}
+	if opts.Color {
+		lo.Paint = paintPart
+	}
+	return lo
+}
 
-// Line renders one event on one line (no trailing newline):
+// Line renders one event on one aligned line (no trailing newline), as
+// observe.Event.Line writes it, coloured if asked:
 //
 //	18:05:01.123  queue.add_after         database    t1/db        delay=50ms
-func Line(e observe.Event, opts Options) string {
-	var b strings.Builder
-	b.WriteString(stamp(e.Time, opts.Start))
-	b.WriteString("  ")
-	b.WriteString(paint(opts.Color, kindColor(e), pad(string(e.Kind), kindWidth)))
-	b.WriteString(" ")
-	b.WriteString(pad(e.Controller, controllerWidth))
-	b.WriteString(" ")
-	b.WriteString(pad(e.Key, keyWidth))
-	if d := Detail(e); d != "" {
-		b.WriteString(" ")
-		b.WriteString(paint(opts.Color, detailColor(e), d))
-	}
-	return strings.TrimRight(b.String(), " ")
-}
+func Line(e observe.Event, opts Options) string { return e.Line(opts.lineOptions()) }
 
-func stamp(t, start time.Time) string {
-	if t.IsZero() {
-		return pad("", 12)
-	}
-	if !start.IsZero() {
-		return pad("+"+strconv.FormatFloat(t.Sub(start).Seconds(), 'f', 3, 64)+"s", 12)
-	}
-	return t.Local().Format("15:04:05.000")
-}
-
-func pad(s string, width int) string {
-	if len(s) >= width {
-		return s
-	}
-	return s + strings.Repeat(" ", width-len(s))
-}
-
-// Detail renders the fields specific to the event's kind.
-func Detail(e observe.Event) string {
-	var f fields
-	switch e.Kind {
-	case observe.KindWatch:
-		f.add("", e.Type)
-		f.add("", e.Object)
-		f.add("rv", e.ResourceVersion)
-		f.addInt("gen", e.Generation)
-	case observe.KindQueueAdd, observe.KindQueueAddAfter, observe.KindQueueAddRateLimited,
-		observe.KindQueueGet, observe.KindQueueDone, observe.KindQueueForget:
-		f.addDuration("delay", e.Delay)
-		f.addInt("failures", int64(e.Failures))
-		if e.Priority != nil {
-			f.add("priority", strconv.Itoa(*e.Priority))
-		}
-		if e.Cause != 0 {
-			f.add("cause", "#"+strconv.FormatUint(e.Cause, 10))
-		}
-	case observe.KindReconcileStart:
-		f.add("id", shortID(e.ReconcileID))
-	case observe.KindReconcileEnd:
-		f.add("", e.Result)
-		f.addDuration("requeueAfter", e.RequeueAfter)
-		if e.DurationMs > 0 {
-			f.add("took", strconv.FormatFloat(e.DurationMs, 'f', 1, 64)+"ms")
-		}
-		f.addQuoted("error", e.Error)
-	case observe.KindClient:
-		f.add("", e.Verb)
-		f.add("", joinNonEmpty("/", e.Object, e.Name))
-		f.add("from", e.Source)
-		f.add("→", e.Outcome)
-		f.addQuoted("error", e.Error)
-	case observe.KindPhase, observe.KindBreaker:
-		f.add("", orNone(e.From)+" → "+orNone(e.To))
-		f.addInt("failures", int64(e.Failures))
-	case observe.KindCondition:
-		f.add("", e.Type+"="+e.Status)
-		f.add("reason", e.Reason)
-		f.addQuoted("message", e.Message)
-	case observe.KindBackoff:
-		f.addInt("attempt", int64(e.Attempt))
-		f.addDuration("delay", e.Delay)
-	case observe.KindRateLimit:
-		f.addDuration("wait", e.Wait)
-	case observe.KindExternal:
-		f.add("", e.Op)
-		f.add("→", e.Outcome)
-		if e.LatencyMs > 0 {
-			f.add("latency", strconv.FormatFloat(e.LatencyMs, 'f', 1, 64)+"ms")
-		}
-	case observe.KindSwitch:
-		f.add("", e.Name+"="+e.Value)
-	default: // gate, scenario and kinds added later: every non-empty generic field
-		f.add("", e.Name)
-		f.add("", e.Op)
-		f.add("", e.Value)
-		f.addQuoted("", e.Message)
-		f.addQuoted("error", e.Error)
-	}
-	return f.String()
-}
-
-// fields builds "k=v k=v" text, skipping empty values; an empty key writes
-// the value alone.
-type fields struct{ parts []string }
-
-func (f *fields) add(k, v string) {
-	if v == "" {
-		return
-	}
-	switch k {
-	case "":
-		f.parts = append(f.parts, v)
-	case "→":
-		f.parts = append(f.parts, "→ "+v)
-	default:
-		f.parts = append(f.parts, k+"="+v)
-	}
-}
-
-func (f *fields) addQuoted(k, v string) {
-	if v == "" {
-		return
-	}
-	f.add(k, strconv.Quote(v))
-}
-
-func (f *fields) addInt(k string, v int64) {
-	if v != 0 {
-		f.add(k, strconv.FormatInt(v, 10))
-	}
-}
-
-func (f *fields) addDuration(k string, d observe.Duration) {
-	if d != 0 {
-		f.add(k, d.String())
-	}
-}
-
-func (f *fields) String() string { return strings.Join(f.parts, " ") }
-
-func joinNonEmpty(sep string, parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, sep)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+// Lines renders events one per line, with a trailing newline each.
+func Lines(events []observe.Event, opts Options) string {
+	return observe.Lines(events, opts.lineOptions())
 }
 
 // A colour paints text in one of the terminal's 16 ANSI colours (or
@@ -207,8 +55,13 @@ var (
 	ansiCyan           = fg(termenv.ANSICyan)
 )
 
-func paint(on bool, c colour, s string) string {
-	if !on || c == nil || s == "" {
+// paintPart colours the kind column by kind and the detail by outcome.
+func paintPart(p observe.Part, e observe.Event, s string) string {
+	c := kindColor(e)
+	if p == observe.PartDetail {
+		c = detailColor(e)
+	}
+	if c == nil || s == "" {
 		return s
 	}
 	return c(termenv.String(s)).String()
@@ -254,13 +107,4 @@ func detailColor(e observe.Event) colour {
 		}
 	}
 	return nil
-}
-
-// Lines renders events one per line, with a trailing newline each.
-func Lines(events []observe.Event, opts Options) string {
-	var b strings.Builder
-	for _, e := range events {
-		fmt.Fprintln(&b, Line(e, opts))
-	}
-	return b.String()
 }

@@ -113,3 +113,26 @@ func TestGoldenReplay(t *testing.T) {
 	m, _ = press(m, "right")
 	golden.RequireEqual(t, m.View())
 }
+
+// The status line speaks of an event in the text stream's words, without its
+// bookkeeping (timings, resource versions, causes).
+func TestReplayStatusLineUsesTheTraceWording(t *testing.T) {
+	st := NewStyles(asciiRenderer())
+	cases := []struct {
+		e    observe.Event
+		want string
+	}{
+		{observe.Event{Kind: observe.KindReconcileEnd, Key: "lab/db", Result: observe.ResultError, DurationMs: 2, Error: "boom"},
+			`reconcile.end lab/db error error="boom"`},
+		{observe.Event{Kind: observe.KindClient, Key: "lab/db", Verb: "get", Object: "Database", Name: "db", Source: observe.SourceCache, Outcome: observe.OutcomeOK},
+			"client lab/db get Database/db from=cache → ok"},
+		{observe.Event{Kind: observe.KindQueueAddAfter, Key: "lab/db", Delay: observe.Duration(500 * time.Millisecond), Cause: 3},
+			"queue.add_after lab/db delay=500ms"},
+		{observe.Event{Kind: observe.KindQueueGet, Key: "lab/db"}, "queue.get lab/db"},
+	}
+	for _, tc := range cases {
+		if got := describeEvent(st, tc.e); got != tc.want {
+			t.Errorf("describeEvent(%s) = %q, want %q", tc.e.Kind, got, tc.want)
+		}
+	}
+}

@@ -406,27 +406,19 @@ func shortKey(key string) string {
 	return key
 }
 
-// describeEvent is a one-line description of any event (replay's status line).
+// describeEvent is a one-line description of any event (replay's status
+// line): its kind and key, then the trace's wording of it without the
+// bookkeeping (observe.Event.Fields, Brief), a reconcile's result in its colour.
 func describeEvent(st Styles, e observe.Event) string {
 	text := string(e.Kind)
 	if e.Key != "" {
 		text += " " + e.Key
 	}
-	switch e.Kind {
-	case observe.KindWatch:
-		text += fmt.Sprintf(" %s %s %s", e.Type, e.Object, genLabel(e.Generation))
-	case observe.KindQueueAddAfter, observe.KindQueueAddRateLimited:
-		text += " delay " + formatDuration(e.Delay.D())
-	case observe.KindReconcileEnd:
-		return st.Result(e.Result).Render(text + " → " + resultLabel(&e))
-	case observe.KindClient:
-		text += fmt.Sprintf(" %s %s %s (%s) %s", e.Verb, e.Object, e.Name, e.Source, outcomeMark(e.Outcome))
-	case observe.KindPhase:
-		text += " " + e.From + " → " + e.To
-	case observe.KindCondition:
-		text += fmt.Sprintf(" %s=%s %s", e.Type, e.Status, e.Reason)
-	case observe.KindSwitch:
-		text += " " + e.Name + "=" + e.Value
+	if d := e.Fields().Brief().String(); d != "" {
+		text += " " + d
+	}
+	if e.Kind == observe.KindReconcileEnd {
+		return st.Result(e.Result).Render(text)
 	}
 	return text
 }

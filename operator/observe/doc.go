@@ -2,8 +2,10 @@
 // everything a controller does (watch events, work-queue calls, reconcile
 // calls and results, client calls, phases, conditions, breaker, backoff,
 // rate limiting, external calls), a non-blocking bus that fans events out to
-// subscribers, a JSON Lines codec, and wrappers that emit those events from
-// any controller-runtime controller, ours or a learner's:
+// subscribers, a JSON Lines codec, the one text wording of events
+// (Event.Line for traces and test dumps, Event.Brief for check messages), and
+// wrappers that emit those events from any controller-runtime controller,
+// ours or a learner's:
 //
 //   - NewQueue, for controller.Options.NewQueue: controller-runtime's priority
 //     queue, reporting queue.add / add_after / add_rate_limited / get / done /

@@ -138,42 +138,22 @@ func OfKind(events []observe.Event, kinds ...observe.Kind) []observe.Event {
 	return out
 }
 
-// Describe renders events the way a learner reads them in lab's trace:
-// "queue.add_rate_limited, reconcile.end error: boom".
+// Describe renders events briefly, in the wording of lab's trace
+// (observe.Event.Brief), for failure messages:
+// `queue.add_rate_limited delay=5ms failures=1, reconcile.end error error="boom"`.
 func Describe(events []observe.Event) string {
 	if len(events) == 0 {
 		return "nothing"
 	}
-	parts := make([]string, 0, len(events))
-	for _, e := range events {
-		parts = append(parts, DescribeOne(e))
-	}
 	const max = 12
-	if len(parts) > max {
-		parts = append(parts[:max], fmt.Sprintf("… %d more", len(parts)-max))
+	parts := make([]string, 0, min(len(events), max+1))
+	for _, e := range events[:min(len(events), max)] {
+		parts = append(parts, e.Brief())
+	}
+	if len(events) > max {
+		parts = append(parts, fmt.Sprintf("… %d more", len(events)-max))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// DescribeOne renders one event.
-func DescribeOne(e observe.Event) string {
-	switch e.Kind {
-	case observe.KindQueueAddAfter:
-		return fmt.Sprintf("%s %s", e.Kind, e.Delay)
-	case observe.KindReconcileEnd:
-		s := fmt.Sprintf("reconcile returned %s", e.Result)
-		if e.RequeueAfter > 0 {
-			s += fmt.Sprintf(" (RequeueAfter %s)", e.RequeueAfter)
-		}
-		if e.Error != "" {
-			s += fmt.Sprintf(" %q", e.Error)
-		}
-		return s
-	case observe.KindClient:
-		return fmt.Sprintf("%s %s %s from %s", e.Verb, e.Object, e.Name, e.Source)
-	default:
-		return string(e.Kind)
-	}
 }
 
 // ManagerOptions are the options StartManager uses: nothing served, so many

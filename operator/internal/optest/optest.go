@@ -132,29 +132,14 @@ func (e *Env) WaitFor(t testing.TB, timeout time.Duration, what string, done fun
 	return e.Recorder.Events()
 }
 
-// Dump renders events one per line for failure messages.
+// Dump renders events one per line for failure messages, as the text
+// stream writes them, led by their sequence numbers (which causes refer to)
+// and timed from the first event.
 func Dump(events []observe.Event) string {
-	var out []byte
-	for _, ev := range events {
-		out = fmt.Appendf(out, "%4d %-24s %-10s %-28s", ev.Seq, ev.Kind, ev.Controller, ev.Key)
-		for _, f := range []struct{ k, v string }{
-			{"type", ev.Type}, {"object", ev.Object}, {"verb", ev.Verb}, {"name", ev.Name}, {"outcome", ev.Outcome},
-			{"result", ev.Result}, {"from", ev.From}, {"to", ev.To}, {"status", ev.Status}, {"reason", ev.Reason},
-			{"op", ev.Op}, {"value", ev.Value}, {"error", ev.Error},
-		} {
-			if f.v != "" {
-				out = fmt.Appendf(out, " %s=%s", f.k, f.v)
-			}
-		}
-		if ev.Delay != 0 {
-			out = fmt.Appendf(out, " delay=%s", ev.Delay)
-		}
-		if ev.RequeueAfter != 0 {
-			out = fmt.Appendf(out, " requeueAfter=%s", ev.RequeueAfter)
-		}
-		out = append(out, '\n')
+	if len(events) == 0 {
+		return "(no events)\n"
 	}
-	return string(out)
+	return observe.Lines(events, observe.LineOptions{Seq: true, Start: events[0].Time})
 }
 
 // Of returns the events of one kind.

@@ -132,10 +132,10 @@ func TestChoosingTheResult(t *testing.T) {
 			key := ns + "/" + s.greet
 			end, requeue := firstDecision(t, obs, key)
 			if s.result != "" && end.Result != s.result {
-				checkkit.Expect(t, "Reconcile to return %s", cluster.DescribeOne(end)+" ("+requeue+")", s.result)
+				checkkit.Expect(t, "Reconcile to return %s", end.Brief()+" ("+requeue+")", s.result)
 			}
 			if requeue != s.requeue {
-				checkkit.Expect(t, "%s", requeue+" ("+cluster.DescribeOne(end)+")", s.requeue)
+				checkkit.Expect(t, "%s", requeue+" ("+end.Brief()+")", s.requeue)
 			}
 			if s.condStatus != "" {
 				checkCondition(t, c, types.NamespacedName{Namespace: ns, Name: s.greet}, s.condStatus, s.condReason)

@@ -67,11 +67,11 @@ func TestExternalDependency(t *testing.T) {
 		for _, e := range cluster.ForKey(events, key) {
 			switch {
 			case e.Kind == observe.KindReconcileEnd && e.Result == observe.ResultError:
-				checkkit.Expect(t, "no errors while waiting for the dependency", cluster.DescribeOne(e))
+				checkkit.Expect(t, "no errors while waiting for the dependency", e.Brief())
 			case e.Kind == observe.KindQueueAddRateLimited:
 				checkkit.Expect(t, "queue.add_after %s", "queue.add_rate_limited", retry)
 			case e.Kind == observe.KindQueueAddAfter && e.Delay.D() != retry:
-				checkkit.Expect(t, "queue.add_after %s (RetryInterval)", cluster.DescribeOne(e), retry)
+				checkkit.Expect(t, "queue.add_after %s (RetryInterval)", e.Brief(), retry)
 			}
 		}
 	})

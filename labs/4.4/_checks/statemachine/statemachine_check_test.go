@@ -212,7 +212,7 @@ func TestStateMachine(t *testing.T) {
 	t.Run("failures are phases, not errors", func(t *testing.T) {
 		for _, e := range cluster.OfKind(obs.Events(), observe.KindReconcileEnd) {
 			if e.Result == observe.ResultError && !strings.Contains(e.Error, conflictText) {
-				checkkit.Expect(t, "no reconcile errors (a failed step is the Failed phase plus RequeueAfter)", cluster.DescribeOne(e))
+				checkkit.Expect(t, "no reconcile errors (a failed step is the Failed phase plus RequeueAfter)", e.Brief())
 			}
 		}
 	})
