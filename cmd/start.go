@@ -6,18 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/content"
@@ -27,7 +21,6 @@ import (
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/operator"
-	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
@@ -156,7 +149,7 @@ func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *s
 	if err != nil {
 		return err
 	}
-	key, err := sess.objects.create(ctx)
+	key, err := sess.objects.Create(ctx, "", false)
 	if err == nil {
 		fmt.Fprintf(streams.ErrOut, "lab start: lab %s on %s, %s, created %s; Ctrl-C stops\n", opts.Lab, sess.Host, whoseController(opts, ws), key)
 		watchCtx, stopWatch := context.WithCancel(ctx)
@@ -252,7 +245,7 @@ func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWo
 	}
 	controls := &liveControls{operatorDriver: lab.driver, objects: lab.objects}
 	t := time.Now()
-	key, err := controls.objects.create(ctx)
+	key, err := controls.CreateObject(ctx)
 	step := "sample " + kind
 	if err != nil {
 		p.Send(tui.StepDoneMsg{Step: step, Err: err})
@@ -371,263 +364,4 @@ func sampleKind(opts StartOptions, ws *startWorkspace) string {
 		return "HelloWorld"
 	}
 	return "Database"
-}
-
-// liveControls is what the live view drives: the running controller's
-// switches and step-through gate, and the lab's objects.
-type liveControls struct {
-	operatorDriver
-	objects *labObjects
-}
-
-// referenceDriver drives the reference operator: the session's switches
-// and the gate its reconciler waits at.
-type referenceDriver struct {
-	sess *session.Session
-	gate *observe.Gate
-}
-
-// switchOrder is the order the header shows the switches in; flakiness and
-// workers are only set with --set (workers is fixed once the operator runs).
-var switchOrder = []string{switches.NameRequeue, switches.NameBackoff, switches.NameBreaker,
-	switches.NameRateLimit, switches.NameExternal, switches.NameTimescale}
-
-// timescaleSteps are the values + and - move between.
-var timescaleSteps = []float64{0.5, 1, 2, 5, 10, 20, 50, 100}
-
-func (d *referenceDriver) Switches() []tui.Switch {
-	values := d.sess.Switches.Get()
-	valid := map[string][]string{}
-	for _, info := range switches.All() {
-		valid[info.Name] = info.Valid
-	}
-	out := make([]tui.Switch, 0, len(switchOrder))
-	for _, name := range switchOrder {
-		v, err := values.Get(name)
-		if err != nil {
-			continue
-		}
-		options := valid[name]
-		if name == switches.NameTimescale {
-			options = timescaleOptions(values.Timescale)
-		}
-		out = append(out, tui.Switch{Name: name, Value: v, Options: options})
-	}
-	return out
-}
-
-// timescaleOptions is the ladder with the current value in it, so + and -
-// move from wherever --set put it.
-func timescaleOptions(current float64) []string {
-	steps := append([]float64(nil), timescaleSteps...)
-	found := false
-	for _, s := range steps {
-		found = found || s == current
-	}
-	if !found {
-		steps = append(steps, current)
-		sort.Float64s(steps)
-	}
-	out := make([]string, len(steps))
-	for i, s := range steps {
-		out[i] = strconv.FormatFloat(s, 'g', -1, 64)
-	}
-	return out
-}
-
-func (d *referenceDriver) SetSwitch(name, value string) error {
-	return d.sess.Switches.Set(name, value)
-}
-func (d *referenceDriver) Pause()       { d.gate.Pause() }
-func (d *referenceDriver) Resume()      { d.gate.Resume() }
-func (d *referenceDriver) Step()        { d.gate.Step() }
-func (d *referenceDriver) Paused() bool { return d.gate.Paused() }
-func (d *referenceDriver) Waiting() int { return d.gate.Waiting() }
-
-func (c *liveControls) CreateObject(ctx context.Context) (string, error) {
-	return c.objects.create(ctx)
-}
-func (c *liveControls) CreateInvalid(ctx context.Context) (string, error) {
-	return c.objects.createInvalid(ctx)
-}
-func (c *liveControls) UpdateSpec(ctx context.Context, key string) error {
-	return c.objects.update(ctx, key, 1)
-}
-func (c *liveControls) Burst(ctx context.Context, key string, n int) error {
-	return c.objects.update(ctx, key, n)
-}
-func (c *liveControls) Delete(ctx context.Context, key string) error {
-	return c.objects.delete(ctx, key)
-}
-
-// sampleMaker makes and changes the objects of one controller's kind.
-type sampleMaker interface {
-	// newObject is the n-th sample in namespace; invalid makes one whose
-	// spec the controller must give up on. message says what is special.
-	newObject(namespace string, n int, invalid bool) (obj client.Object, message string, err error)
-	// empty is an object of the kind to read into.
-	empty() client.Object
-	// change makes one spec change (a new generation) and says what it was.
-	change(obj client.Object) (string, error)
-}
-
-// labObjects creates, changes and deletes the lab's sample objects in the
-// session namespace, announcing each action as a scenario event so the
-// stream says what the learner did.
-type labObjects struct {
-	sess    *session.Session
-	samples sampleMaker
-	mu      sync.Mutex
-	made    int
-}
-
-func newLabObjects(sess *session.Session, samples sampleMaker) *labObjects {
-	return &labObjects{sess: sess, samples: samples}
-}
-
-func (o *labObjects) announce(op, key, message string) {
-	o.sess.Bus.Emit(observe.Event{Kind: observe.KindScenario, Name: "you", Op: op, Key: key, Message: message})
-}
-
-// create makes the next sample object: orders, orders-2, … (4.4) or
-// hello, hello-2, … (3.1).
-func (o *labObjects) create(ctx context.Context) (string, error) {
-	return o.createNext(ctx, false)
-}
-
-// createInvalid makes the next sample object with a spec the controller
-// rejects for good, as `lab run`'s permanent-error scenario does.
-func (o *labObjects) createInvalid(ctx context.Context) (string, error) {
-	return o.createNext(ctx, true)
-}
-
-func (o *labObjects) createNext(ctx context.Context, invalid bool) (string, error) {
-	o.mu.Lock()
-	o.made++
-	n := o.made
-	o.mu.Unlock()
-	obj, message, err := o.samples.newObject(o.sess.Namespace, n, invalid)
-	if err != nil {
-		return "", err
-	}
-	key := o.sess.Namespace + "/" + obj.GetName()
-	o.announce("create", key, message)
-	if err := o.sess.Client.Create(ctx, obj); err != nil {
-		return "", fmt.Errorf("create %s: %w", key, err)
-	}
-	return key, nil
-}
-
-// update changes the object's spec n times in a row (each a new generation).
-func (o *labObjects) update(ctx context.Context, key string, n int) error {
-	nn, err := objectKey(key)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < n; i++ {
-		obj := o.samples.empty()
-		announced := false
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := o.sess.Client.Get(ctx, nn, obj); err != nil {
-				return err
-			}
-			what, err := o.samples.change(obj)
-			if err != nil {
-				return err
-			}
-			// Announced before the write, so the stream shows the action
-			// ahead of the watch event it causes; once, however many
-			// conflicts it takes.
-			if !announced {
-				o.announce("update", key, what)
-				announced = true
-			}
-			return o.sess.Client.Update(ctx, obj)
-		})
-		if err != nil {
-			return fmt.Errorf("update %s: %w", key, err)
-		}
-	}
-	return nil
-}
-
-func (o *labObjects) delete(ctx context.Context, key string) error {
-	nn, err := objectKey(key)
-	if err != nil {
-		return err
-	}
-	obj := o.samples.empty()
-	obj.SetNamespace(nn.Namespace)
-	obj.SetName(nn.Name)
-	o.announce("delete", key, "")
-	if err := o.sess.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete %s: %w", key, err)
-	}
-	return nil
-}
-
-// referenceSamples are the reference operator's objects: HelloWorlds
-// (3.1) and Databases (4.4).
-type referenceSamples struct{ lab string }
-
-func (r referenceSamples) newObject(namespace string, n int, invalid bool) (client.Object, string, error) {
-	message := ""
-	if r.lab == operator.Lab31 {
-		hw := &v1alpha1.HelloWorld{
-			ObjectMeta: metav1.ObjectMeta{Name: numbered("hello", n), Namespace: namespace},
-			Spec:       v1alpha1.HelloWorldSpec{Message: "Hello, world", Count: 1},
-		}
-		if invalid {
-			// Counting past the limit is refused for good.
-			hw.Spec.Count = v1alpha1.MaxHelloCount + 1
-			message = fmt.Sprintf("count %d > %d", hw.Spec.Count, v1alpha1.MaxHelloCount)
-		}
-		return hw, message, nil
-	}
-	name := numbered("orders", n)
-	db := &v1alpha1.Database{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec:       v1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: name, Username: "app", Storage: "1Gi"},
-	}
-	if invalid {
-		// Storage that is not a quantity is refused for good.
-		db.Spec.Storage = "lots"
-		message = `storage "lots"`
-	}
-	return db, message, nil
-}
-
-func (r referenceSamples) empty() client.Object {
-	if r.lab == operator.Lab31 {
-		return &v1alpha1.HelloWorld{}
-	}
-	return &v1alpha1.Database{}
-}
-
-// change: a Database's replicas cycle 1→2→3, a HelloWorld's count goes up.
-func (r referenceSamples) change(obj client.Object) (string, error) {
-	switch o := obj.(type) {
-	case *v1alpha1.HelloWorld:
-		o.Spec.Count = o.Spec.Count%10 + 1
-		return fmt.Sprintf("count → %d", o.Spec.Count), nil
-	case *v1alpha1.Database:
-		o.Spec.Replicas = o.Spec.Replicas%3 + 1
-		return fmt.Sprintf("replicas → %d", o.Spec.Replicas), nil
-	}
-	return "", fmt.Errorf("%s is not a sample object", obj.GetName())
-}
-
-func numbered(base string, n int) string {
-	if n == 1 {
-		return base
-	}
-	return fmt.Sprintf("%s-%d", base, n)
-}
-
-func objectKey(key string) (client.ObjectKey, error) {
-	ns, name, ok := strings.Cut(key, "/")
-	if !ok || ns == "" || name == "" {
-		return client.ObjectKey{}, fmt.Errorf("object key %q is not namespace/name", key)
-	}
-	return client.ObjectKey{Namespace: ns, Name: name}, nil
 }

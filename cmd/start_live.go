@@ -19,6 +19,7 @@ import (
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/scenario"
 )
 
 // Start-up steps of `lab start --mine`, besides the session's own.
@@ -34,7 +35,7 @@ type liveLab struct {
 	*session.Session
 	// mine is the learner's controller (nil for the reference operator).
 	mine    *learnerctl.Process
-	objects *labObjects
+	objects *scenario.ClientObjects
 	driver  operatorDriver
 }
 
@@ -74,7 +75,7 @@ func startLiveLab(ctx context.Context, o liveLabOptions) (*liveLab, error) {
 		if gate == nil {
 			gate = observe.NewGate() // never paused: nothing drives it
 		}
-		return &liveLab{Session: sess, objects: newLabObjects(sess, referenceSamples{lab: o.Lab}),
+		return &liveLab{Session: sess, objects: newLabObjects(sess, scenario.Reference(o.Lab)),
 			driver: &referenceDriver{sess: sess, gate: gate}}, nil
 	}
 
@@ -116,45 +117,23 @@ func (l *liveLab) Close() error {
 	return l.Session.Close()
 }
 
-// operatorDriver is the part of the live view's controls that acts on the
-// running controller: its switches and its step-through gate.
-type operatorDriver interface {
-	Switches() []tui.Switch
-	SetSwitch(name, value string) error
-	Pause()
-	Resume()
-	Step()
-	Paused() bool
-	Waiting() int
-}
-
-// learnerDriver drives the learner's controller through its process.
-type learnerDriver struct{ *learnerctl.Process }
-
-// Switches is the one setting of the simulated world around the learner's
-// controller; the reference operator's switches do not exist there, as the
-// learner's code makes those choices.
-func (d learnerDriver) Switches() []tui.Switch {
-	sw, value := d.Switch()
-	if sw.Name == "" {
-		return nil
-	}
-	return []tui.Switch{{Name: sw.Name, Value: value, Options: sw.Values}}
-}
-
-func (d learnerDriver) SetSwitch(name, value string) error { return d.Set(name, value) }
-
-// learnerSamples makes the runner's sample objects, as the lab declares them.
+// learnerSamples are the runner's sample objects, as the lab declares
+// them (`lab start --mine`).
 type learnerSamples struct {
 	lab *labs.Lab
 	gvk schema.GroupVersionKind
 }
 
-func (s learnerSamples) newObject(namespace string, n int, invalid bool) (client.Object, string, error) {
-	obj, err := checker.NewSample(s.lab, s.gvk, namespace, n, invalid)
+func (s learnerSamples) Name() string { return s.lab.Runner.Sample.Name }
+
+func (s learnerSamples) New(namespace, name string, invalid bool) (client.Object, string, error) {
+	obj, err := checker.NewSample(s.lab, s.gvk, namespace, 1, invalid)
 	if err != nil {
 		return nil, "", err
 	}
+	// The scenario package numbers the samples; NewSample's first is the
+	// lab's declared object, renamed.
+	obj.SetName(name)
 	message := ""
 	if invalid {
 		message = fmt.Sprintf("spec %v", s.lab.Runner.Sample.Invalid)
@@ -162,13 +141,13 @@ func (s learnerSamples) newObject(namespace string, n int, invalid bool) (client
 	return obj, message, nil
 }
 
-func (s learnerSamples) empty() client.Object {
+func (s learnerSamples) Empty() client.Object {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(s.gvk)
 	return u
 }
 
-func (s learnerSamples) change(obj client.Object) (string, error) {
+func (s learnerSamples) Change(obj client.Object) (string, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return "", fmt.Errorf("%s is not a sample object", obj.GetName())

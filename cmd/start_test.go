@@ -14,6 +14,7 @@ import (
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/labs/workspace"
 	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/operator/scenario"
 )
 
 func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
@@ -167,7 +168,7 @@ func TestCreateInvalidMakesATerminalError(t *testing.T) {
 	for _, sess := range []*session.Session{first, second} {
 		rec := observe.NewRecorder(sess.Bus)
 		controls := &liveControls{operatorDriver: &referenceDriver{sess: sess, gate: observe.NewGate()},
-			objects: newLabObjects(sess, referenceSamples{lab: sess.Lab})}
+			objects: newLabObjects(sess, scenario.Reference(sess.Lab))}
 		key, err := controls.CreateInvalid(ctx)
 		if err != nil {
 			t.Fatalf("lab %s: %v", sess.Lab, err)

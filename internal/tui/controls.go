@@ -21,6 +21,24 @@ type Switch struct {
 // UI calls the switch and gate methods from its update loop, so they must
 // return at once; the object methods run in the background.
 type Controls interface {
+	OperatorControls
+
+	// CreateObject creates one more sample object and returns its key.
+	CreateObject(ctx context.Context) (key string, err error)
+	// CreateInvalid creates a sample object whose spec the operator
+	// rejects for good (a TerminalError), for the permanent-error demo.
+	CreateInvalid(ctx context.Context) (key string, err error)
+	// UpdateSpec changes the object's spec once (a new generation).
+	UpdateSpec(ctx context.Context, key string) error
+	// Burst changes the object's spec n times in quick succession.
+	Burst(ctx context.Context, key string, n int) error
+	// Delete deletes the object.
+	Delete(ctx context.Context, key string) error
+}
+
+// OperatorControls is the part of Controls that acts on the running
+// controller (the reference operator or the learner's own).
+type OperatorControls interface {
 	// Switches returns every switch with its current value.
 	Switches() []Switch
 	// SetSwitch changes a switch on the running operator.
@@ -34,18 +52,6 @@ type Controls interface {
 	Paused() bool
 	// Waiting is how many workers are held at the gate.
 	Waiting() int
-
-	// CreateObject creates one more sample object and returns its key.
-	CreateObject(ctx context.Context) (key string, err error)
-	// CreateInvalid creates a sample object whose spec the operator
-	// rejects for good (a TerminalError), for the permanent-error demo.
-	CreateInvalid(ctx context.Context) (key string, err error)
-	// UpdateSpec changes the object's spec once (a new generation).
-	UpdateSpec(ctx context.Context, key string) error
-	// Burst changes the object's spec n times in quick succession.
-	Burst(ctx context.Context, key string, n int) error
-	// Delete deletes the object.
-	Delete(ctx context.Context, key string) error
 }
 
 // Header is what the header line says about the lab and its control plane.

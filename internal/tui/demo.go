@@ -3,76 +3,45 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/operator-lab/lab/operator/scenario"
+	"github.com/operator-lab/lab/operator/switches"
 )
 
-// demoOutage is how long an outage demo keeps the external system broken
-// before it is healthy again, in operator time (divided by the timescale),
-// as `lab run`'s outage scenarios do: long enough for several retries.
-const demoOutage = 30 * time.Second
-
-// externalHealthy is the value the external switch returns to after an outage demo.
-const externalHealthy = "healthy"
-
-// demoStep is what a lesson demo's scenario becomes in the live view: the
-// same kind of change to the lab, made through Controls. (The `lab run`
-// scenarios themselves create objects with fixed names in a namespace of
-// their own; here the learner's session already has objects.)
-type demoStep struct {
-	// external, when set, is the state the external system is put in
-	// first; it is healthy again after demoOutage.
-	external string
-	// target says the step acts on an existing object: the selected one,
-	// or a new one when there is none.
-	target bool
-	// what the status line says was done, before the object's name.
-	what string
-	run  func(ctx context.Context, c Controls, target string) (key string, err error)
-}
-
-func createOne(ctx context.Context, c Controls, _ string) (string, error) { return c.CreateObject(ctx) }
-
-// demoSteps maps each scenario a lesson demo names to its live step.
-var demoSteps = map[string]demoStep{
-	"create": {what: "created", run: createOne},
-	"update-burst": {target: true, what: "sent 5 quick spec changes to", run: func(ctx context.Context, c Controls, key string) (string, error) {
-		return key, c.Burst(ctx, key, 5)
-	}},
-	"delete": {target: true, what: "deleted", run: func(ctx context.Context, c Controls, key string) (string, error) {
-		return key, c.Delete(ctx, key)
-	}},
-	"not-found": {what: "created and at once deleted", run: func(ctx context.Context, c Controls, _ string) (string, error) {
-		key, err := c.CreateObject(ctx)
-		if err != nil {
-			return "", err
-		}
-		return key, c.Delete(ctx, key)
-	}},
-	"external-outage": {external: "down", what: "created", run: createOne},
-	"flaky-external": {external: "flaky", what: "created 3 objects, the last", run: func(ctx context.Context, c Controls, _ string) (key string, err error) {
-		for i := 0; i < 3 && err == nil; i++ {
-			key, err = c.CreateObject(ctx)
-		}
-		return key, err
-	}},
-	"permanent-error": {what: "created with an invalid spec:", run: func(ctx context.Context, c Controls, _ string) (string, error) {
-		return c.CreateInvalid(ctx)
-	}},
-}
-
 // outage is an outage demo under way: the external system is healthy
-// again at until, unless the learner changed it meanwhile.
+// again at until, unless the learner changed it meanwhile. The view times
+// it on its own clock (not the scenario's headless pause), so it ends on a
+// tick of the view and a change by hand can cancel it.
 type outage struct {
 	until time.Time
 	from  string // the broken state the demo left it in
 }
 
+// controlObjects lets a scenario change the live lab's objects through
+// Controls. Names are left to the lab, which numbers its objects: the
+// learner's session already has some, and a scenario's fixed names would
+// collide with them.
+type controlObjects struct{ c Controls }
+
+func (o controlObjects) Create(ctx context.Context, _ string, invalid bool) (string, error) {
+	if invalid {
+		return o.c.CreateInvalid(ctx)
+	}
+	return o.c.CreateObject(ctx)
+}
+
+func (o controlObjects) Update(ctx context.Context, key string, n int) error {
+	return o.c.Burst(ctx, key, n)
+}
+
+func (o controlObjects) Delete(ctx context.Context, key string) error { return o.c.Delete(ctx, key) }
+
 // runDemo shows the current section's demo on the running operator: its
-// switches are set at once, then its scenario's step runs in the background.
+// switches are set at once, then its scenario's change runs in the background.
 func (m *Model) runDemo() tea.Cmd {
 	section, ok := m.lesson.current()
 	if !ok || section.Demo == nil || m.controls == nil || m.replay != nil {
@@ -83,10 +52,14 @@ func (m *Model) runDemo() tea.Cmd {
 		m.setStatus(fmt.Sprintf("this demo runs in lab %s: lab start %s", d.Lab, d.Lab), true)
 		return nil
 	}
-	step, known := demoSteps[d.Scenario]
-	if d.Scenario != "" && !known {
-		m.setStatus(fmt.Sprintf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
-		return nil
+	var scen *scenario.Scenario
+	if d.Scenario != "" {
+		s, err := scenario.Get(d.Lab, d.Scenario)
+		if err != nil {
+			m.setStatus(fmt.Sprintf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
+			return nil
+		}
+		scen = &s
 	}
 	var applied []string
 	set := func(name, value string) bool {
@@ -107,12 +80,12 @@ func (m *Model) runDemo() tea.Cmd {
 	m.refreshControls() // the outage below is timed at the timescale just set
 	m.outage = nil      // a new demo replaces the one running
 	outcome := ""
-	if step.external != "" {
-		if !set(switchExternal, step.external) {
+	if scen != nil && scen.External != "" {
+		if !set(switchExternal, string(scen.External)) {
 			return nil
 		}
-		wait := m.scaled(demoOutage)
-		m.outage = &outage{until: m.clock().Add(wait), from: step.external}
+		wait := m.scaled(scen.Recover)
+		m.outage = &outage{until: m.clock().Add(wait), from: string(scen.External)}
 		outcome = fmt.Sprintf("; external healthy again in %s", formatDuration(wait.Round(100*time.Millisecond)))
 	}
 	if m.paused {
@@ -122,35 +95,32 @@ func (m *Model) runDemo() tea.Cmd {
 	if len(applied) > 0 {
 		what += ": " + strings.Join(applied, ", ")
 	}
-	if step.run == nil {
+	if scen == nil {
 		m.setStatus(what+outcome, false)
 		return nil
 	}
 	target := ""
-	if o, ok := m.selectedObject(); ok && step.target && !o.Deleted {
+	if o, ok := m.selectedObject(); ok && scen.Target && !o.Deleted {
 		target = o.Key
 	}
-	run := step.run
-	return m.notedAction(what+"; "+step.what, func(ctx context.Context, c Controls) (string, error) {
-		key := target
-		if step.target && key == "" {
-			var err error
-			if key, err = c.CreateObject(ctx); err != nil {
-				return "", err
-			}
-		}
-		return run(ctx, c, key)
+	s := *scen
+	return m.notedAction(what+"; "+s.Did, func(ctx context.Context, c Controls) (string, error) {
+		return s.Live(ctx, controlObjects{c}, target)
 	}, outcome)
 }
 
-// scaled is an operator delay in real time at the current timescale.
+// scaled is an operator delay in real time at the current timescale, read
+// the way the operator reads it.
 func (m Model) scaled(d time.Duration) time.Duration {
-	if sw, ok := m.switchByName(switchTimescale); ok {
-		if f, err := strconv.ParseFloat(sw.Value, 64); err == nil && f > 0 {
-			return time.Duration(float64(d) / f)
-		}
+	sw, ok := m.switchByName(switchTimescale)
+	if !ok {
+		return d
 	}
-	return d
+	values := switches.New(nil)
+	if err := values.Set(switches.NameTimescale, sw.Value); err != nil {
+		return d
+	}
+	return values.Scale(d)
 }
 
 // endOutage brings the external system back once an outage demo is over
@@ -164,8 +134,9 @@ func (m *Model) endOutage() {
 	if sw, ok := m.switchByName(switchExternal); !ok || sw.Value != o.from {
 		return // changed by hand since: leave it
 	}
-	if err := m.controls.SetSwitch(switchExternal, externalHealthy); err != nil {
-		m.setStatus(fmt.Sprintf("demo: external=%s: %v", externalHealthy, err), true)
+	healthy := string(switches.ExternalHealthy)
+	if err := m.controls.SetSwitch(switchExternal, healthy); err != nil {
+		m.setStatus(fmt.Sprintf("demo: external=%s: %v", healthy, err), true)
 		return
 	}
 	m.changed, m.changedAt = switchExternal, m.clock()

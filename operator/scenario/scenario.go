@@ -4,20 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
-// Env is what a scenario drives.
+// Env is what a scenario drives headless.
 type Env struct {
 	// Client talks to the API server (preferably directly, not through the
 	// operator's cache or observed client).
@@ -32,11 +29,51 @@ type Env struct {
 	Settle func(ctx context.Context) error
 }
 
-// Scenario is a named driver.
+// Scenario is a named change to a lab: what it does to the lab's objects
+// and to the external system. `lab run` runs it headless (Run: the change,
+// then waits for the operator's answer); the live view's lesson demos run
+// the same change (Live) and let the learner watch the answer.
 type Scenario struct {
 	Name    string
 	Summary string
-	run     func(ctx context.Context, d *driver) error
+	// External, if set, is the state the external system is put in first;
+	// it is healthy again Recover later (operator time: divided by the
+	// timescale). The live view times that on its own clock, so the
+	// learner can take the switch back by hand meanwhile.
+	External switches.External
+	Recover  time.Duration
+	// Target says the change is made to an object that is already there:
+	// the one selected in the live view, else one created (and, headless,
+	// waited Ready) for it.
+	Target bool
+	// Did says what the change did, ahead of the key of the object it
+	// names, for a status line: "deleted", "created 3 objects, the last".
+	Did string
+
+	kind *kind
+	// act makes the change to o, on target if Target; it returns the keys
+	// of the objects it made or changed, the one Did names last.
+	act func(ctx context.Context, o Objects, target string) (keys []string, err error)
+	// follow is the rest of a headless run: it waits for the operator's
+	// answer to act (keys are act's) and may change things again.
+	follow func(ctx context.Context, d *driver, keys []string) error
+}
+
+// Live makes the scenario's change on a running lab through o, without
+// waiting for the operator; the caller has set External already. It
+// returns the key of the object Did names.
+func (s Scenario) Live(ctx context.Context, o Objects, target string) (string, error) {
+	if s.Target && target == "" {
+		var err error
+		if target, err = o.Create(ctx, "", false); err != nil {
+			return "", err
+		}
+	}
+	keys, err := s.act(ctx, o, target)
+	if len(keys) == 0 {
+		return "", err
+	}
+	return keys[len(keys)-1], err
 }
 
 // Run drives the scenario to its end.
@@ -44,9 +81,10 @@ func (s Scenario) Run(ctx context.Context, env Env) error {
 	if env.Emitter == nil {
 		env.Emitter = observe.Discard
 	}
-	d := &driver{env: env, name: s.Name}
+	d := &driver{env: env, s: s,
+		objects: NewClientObjects(env.Client, env.Namespace, s.kind.samples, env.Emitter, s.Name)}
 	d.step("start", "", s.Summary)
-	if err := s.run(ctx, d); err != nil {
+	if err := d.run(ctx); err != nil {
 		d.step("failed", "", err.Error())
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -57,99 +95,42 @@ func (s Scenario) Run(ctx context.Context, env Env) error {
 	return nil
 }
 
-// catalogue maps lab → scenario name → scenario.
-var catalogue = map[string]map[string]Scenario{}
-
-func register(lab string, scenarios ...Scenario) {
-	if catalogue[lab] == nil {
-		catalogue[lab] = map[string]Scenario{}
-	}
-	for _, s := range scenarios {
-		catalogue[lab][s.Name] = s
-	}
-}
-
-// Names lists the scenarios of a lab, sorted (nil for an unknown lab).
-func Names(lab string) []string {
-	var names []string
-	for name := range catalogue[lab] {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// All returns the scenarios of a lab, sorted by name.
-func All(lab string) []Scenario {
-	var out []Scenario
-	for _, name := range Names(lab) {
-		out = append(out, catalogue[lab][name])
-	}
-	return out
-}
-
-// Get returns a lab's scenario by name, or an error listing the valid ones.
-func Get(lab, name string) (Scenario, error) {
-	byName, ok := catalogue[lab]
-	if !ok {
-		labs := make([]string, 0, len(catalogue))
-		for l := range catalogue {
-			labs = append(labs, l)
-		}
-		sort.Strings(labs)
-		return Scenario{}, fmt.Errorf("no scenarios for lab %q (labs: %s)", lab, strings.Join(labs, ", "))
-	}
-	s, ok := byName[name]
-	if !ok {
-		return Scenario{}, fmt.Errorf("unknown scenario %q for lab %s (valid: %s)", name, lab, strings.Join(Names(lab), ", "))
-	}
-	return s, nil
-}
-
-// driver carries a running scenario's state and its step helpers.
+// driver carries a headless run's state and its step helpers.
 type driver struct {
-	env  Env
-	name string
+	env     Env
+	s       Scenario
+	objects *ClientObjects
+	// brokeAt is when the external system was put in s.External.
+	brokeAt time.Time
 }
 
-func (d *driver) key(name string) string { return d.env.Namespace + "/" + name }
-
-func (d *driver) step(op, key, message string) {
-	d.env.Emitter.Emit(observe.Event{Kind: observe.KindScenario, Name: d.name, Op: op, Key: key, Message: message})
-}
-
-func (d *driver) create(ctx context.Context, obj client.Object, message string) error {
-	obj.SetNamespace(d.env.Namespace)
-	d.step("create", d.key(obj.GetName()), message)
-	if err := d.env.Client.Create(ctx, obj); err != nil {
-		return fmt.Errorf("create %s: %w", obj.GetName(), err)
-	}
-	return nil
-}
-
-// update re-reads obj, applies change and writes it, retrying on conflicts
-// (the operator writes status concurrently).
-func (d *driver) update(ctx context.Context, obj client.Object, message string, change func()) error {
-	d.step("update", d.key(obj.GetName()), message)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := d.env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+func (d *driver) run(ctx context.Context) error {
+	if d.s.External != "" {
+		if err := d.set(switches.NameExternal, string(d.s.External)); err != nil {
 			return err
 		}
-		change()
-		return d.env.Client.Update(ctx, obj)
-	})
-	if err != nil {
-		return fmt.Errorf("update %s: %w", obj.GetName(), err)
+		d.brokeAt = time.Now()
 	}
-	return nil
+	target := ""
+	if d.s.Target {
+		key, err := d.objects.Create(ctx, d.s.kind.samples.Name(), false)
+		if err != nil {
+			return err
+		}
+		if err := d.waitReady(ctx, key); err != nil {
+			return err
+		}
+		target = key
+	}
+	keys, err := d.s.act(ctx, d.objects, target)
+	if err != nil {
+		return err
+	}
+	return d.s.follow(ctx, d, keys)
 }
 
-func (d *driver) delete(ctx context.Context, obj client.Object) error {
-	d.step("delete", d.key(obj.GetName()), "")
-	if err := d.env.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete %s: %w", obj.GetName(), err)
-	}
-	return nil
+func (d *driver) step(op, key, message string) {
+	d.env.Emitter.Emit(observe.Event{Kind: observe.KindScenario, Name: d.s.Name, Op: op, Key: key, Message: message})
 }
 
 func (d *driver) set(name, value string) error {
@@ -157,9 +138,24 @@ func (d *driver) set(name, value string) error {
 	return d.env.Switches.Set(name, value)
 }
 
-// pause waits d (scaled by the timescale) or until ctx ends.
+// recover waits out the rest of the outage, then makes the external
+// system healthy again.
+func (d *driver) recover(ctx context.Context) error {
+	left := d.env.Switches.Scale(d.s.Recover) - time.Since(d.brokeAt)
+	if left > 0 {
+		if err := d.sleep(ctx, left, "retries while the external system is "+string(d.s.External)); err != nil {
+			return err
+		}
+	}
+	return d.set(switches.NameExternal, string(switches.ExternalHealthy))
+}
+
+// pause waits base (scaled by the timescale) or until ctx ends.
 func (d *driver) pause(ctx context.Context, base time.Duration, why string) error {
-	wait := d.env.Switches.Scale(base)
+	return d.sleep(ctx, d.env.Switches.Scale(base), why)
+}
+
+func (d *driver) sleep(ctx context.Context, wait time.Duration, why string) error {
 	d.step("wait", "", fmt.Sprintf("%s (%s)", why, wait.Round(time.Millisecond)))
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -177,19 +173,19 @@ var errNotYet = errors.New("not yet")
 // pollInterval is how often waits re-read the object.
 const pollInterval = 50 * time.Millisecond
 
-// waitFor polls obj until check returns nil. check may return errNotYet
-// (keep polling) or another error (give up). A NotFound read is passed to
-// check as a nil object state via found=false.
-func (d *driver) waitFor(ctx context.Context, obj client.Object, what string, check func(found bool) error) error {
-	d.step("wait", d.key(obj.GetName()), what)
+// waitFor polls the object of key until check returns nil. check may
+// return errNotYet (keep polling) or another error (give up); found is
+// false once the object is gone.
+func (d *driver) waitFor(ctx context.Context, key, what string, check func(obj client.Object, found bool) error) error {
+	d.step("wait", key, what)
 	timeout := d.env.Switches.Scale(10*time.Minute) + 30*time.Second
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
-		err := d.env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		obj, err := d.objects.get(ctx, key)
 		switch {
 		case err == nil:
-			err = check(true)
+			err = check(obj, true)
 		case apierrors.IsNotFound(err):
-			err = check(false)
+			err = check(obj, false)
 		}
 		if err == nil {
 			return true, nil
@@ -205,13 +201,60 @@ func (d *driver) waitFor(ctx context.Context, obj client.Object, what string, ch
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	case wait.Interrupted(err):
-		return fmt.Errorf("waiting for %s %s: gave up after %s", obj.GetName(), what, timeout.Round(time.Second))
+		return fmt.Errorf("waiting for %s %s: gave up after %s", key, what, timeout.Round(time.Second))
 	}
-	return fmt.Errorf("waiting for %s %s: %w", obj.GetName(), what, err)
+	return fmt.Errorf("waiting for %s %s: %w", key, what, err)
 }
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// waitUntil waits for the object to pass c; its deletion is an error.
+func (d *driver) waitUntil(ctx context.Context, key string, c check) error {
+	return d.waitFor(ctx, key, c.what, func(obj client.Object, found bool) error {
+		switch {
+		case !found:
+			return errors.New("it was deleted")
+		case c.ok(obj):
+			return nil
+		}
+		return errNotYet
+	})
+}
+
+// waitReady waits until the operator reports the object Ready for the
+// generation it has now.
+func (d *driver) waitReady(ctx context.Context, key string) error {
+	obj, err := d.objects.get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", key, err)
+	}
+	generation := obj.GetGeneration()
+	k := d.s.kind
+	return d.waitUntil(ctx, key, check{
+		what: fmt.Sprintf("%s for generation %d", k.readyWhat, generation),
+		ok:   func(obj client.Object) bool { return k.ready(obj, generation) },
+	})
+}
+
+func (d *driver) waitEachReady(ctx context.Context, keys []string) error {
+	for _, key := range keys {
+		if err := d.waitReady(ctx, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitGone waits until the object no longer exists.
+func (d *driver) waitGone(ctx context.Context, key string) error {
+	return d.waitFor(ctx, key, "to be gone", func(_ client.Object, found bool) error {
+		if !found {
+			return nil
+		}
+		return errNotYet
+	})
 }
 
 func (d *driver) settle(ctx context.Context) error {
