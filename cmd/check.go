@@ -60,7 +60,7 @@ The exit status is 0 only when every checked exercise passes.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addWorkspaceFlag(c, &opts.Dir)
 	f.StringVar(&opts.Exercise, "exercise", "", "check only this exercise (id or number)")
 	f.BoolVar(&opts.JSON, "json", false, "print Exercism results.json (v3) instead of the report")
 	f.StringVar(&opts.Results, "results", "", "also write results.json to `FILE`")

@@ -39,7 +39,7 @@ progress and the control-plane binaries are never touched.`,
 			return runClean(c.Context(), streams, opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addWorkspaceFlag(c, &opts.Dir)
 	c.Flags().BoolVar(&opts.All, "all", false, "delete the build files of every workspace")
 	return c
 }

@@ -36,7 +36,7 @@ the next one. Without EXERCISE it picks the first exercise that has not passed.`
 			return runHint(c.Context(), streams, opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addWorkspaceFlag(c, &opts.Dir)
 	addLangFlag(c, &opts.Lang)
 	return c
 }

@@ -80,11 +80,6 @@ func runInit(_ context.Context, streams IOStreams, opts InitOptions) error {
 	return nil
 }
 
-// addLangFlag adds --lang (default: $LAB_LANG, else the locale).
-func addLangFlag(c *cobra.Command, lang *string) {
-	c.Flags().StringVar(lang, "lang", "", "language of instructions and hints: en or ru (default $"+content.LangEnv+", else the locale)")
-}
-
 // displayDir shows a folder relative to the current one when that is shorter.
 func displayDir(dir string) string {
 	wd, err := os.Getwd()

@@ -32,7 +32,7 @@ func newResetCmd(streams IOStreams) *cobra.Command {
 			return runReset(c.Context(), streams, opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addWorkspaceFlag(c, &opts.Dir)
 	return c
 }
 

@@ -40,7 +40,7 @@ exercise has passed a check, so you can compare; --force shows it anyway.
 			return runSolution(c.Context(), streams, opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default: the one you are in, or ./lab-LAB)")
+	addWorkspaceFlag(c, &opts.Dir)
 	c.Flags().BoolVar(&opts.Force, "force", false, "show it even though the exercise has not passed")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "write the solution into the workspace (your files are backed up)")
 	return c
