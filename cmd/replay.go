@@ -82,9 +82,13 @@ func runReplay(ctx context.Context, streams IOStreams, opts ReplayOptions) error
 	return nil
 }
 
-// traceNamespace is the one namespace every key of the trace is in (a
-// recorded lab session), so the view can show names alone; "" otherwise.
+// traceNamespace is the namespace of the trace's session, or else the one
+// namespace every key of the trace is in, so the view can show names
+// alone; "" otherwise.
 func traceNamespace(events []observe.Event) string {
+	if s, ok := traceSession(events); ok && s.Namespace != "" {
+		return s.Namespace
+	}
 	ns := ""
 	for _, e := range events {
 		if e.Key == "" {
@@ -99,8 +103,23 @@ func traceNamespace(events []observe.Event) string {
 	return ns
 }
 
-// traceLab guesses the lab from the kinds of object in the trace ("" if unsure).
+// traceSession is the session event that opens a trace (traces recorded
+// before there was one have none).
+func traceSession(events []observe.Event) (observe.Event, bool) {
+	for _, e := range events {
+		if e.Kind == observe.KindSession {
+			return e, true
+		}
+	}
+	return observe.Event{}, false
+}
+
+// traceLab is the lab of the trace's session; for older traces, the lab
+// whose kinds of object it holds ("" if unsure).
 func traceLab(events []observe.Event) string {
+	if s, ok := traceSession(events); ok && s.Lab != "" {
+		return s.Lab
+	}
 	for _, e := range events {
 		switch e.Object {
 		case "Database":

@@ -42,6 +42,9 @@ const (
 	KindGate Kind = "gate"
 	// KindScenario marks the steps a scenario driver takes (create, update, ...).
 	KindScenario Kind = "scenario"
+	// KindSession opens the stream of a lab session: which lab, in which
+	// namespace, so a reader of a trace (lab replay) need not guess.
+	KindSession Kind = "session"
 )
 
 // Reconcile results as reported in reconcile.end "result".
@@ -126,6 +129,10 @@ type Event struct {
 
 	// switch: Name is the switch, Value its new value.
 	Value string `json:"value,omitempty"`
+
+	// session
+	Lab       string `json:"lab,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Duration is a time.Duration that encodes as Go's duration text ("1.5s"),

@@ -109,6 +109,9 @@ func (e Event) Fields() Fields {
 		f.aux("latency", millis(e.LatencyMs))
 	case KindSwitch:
 		f.add("", e.Name+"="+e.Value)
+	case KindSession:
+		f.add("lab", e.Lab)
+		f.add("namespace", e.Namespace)
 	default: // gate, scenario and kinds added later: every non-empty generic field
 		f.add("", e.Name)
 		f.add("", e.Op)
