@@ -14,4 +14,9 @@
 // and drives the lab only through the Controls interface, so it is tested
 // with synthetic events and a fake, and `lab start` / `lab replay` wire in
 // the real operator.
+//
+// The root Model routes messages and draws the header and footer. The
+// start-up screen, the lesson pane and the exercises layer are components
+// with their own Update, View and SetSize; setSize gives each its size once
+// per resize, so View only draws.
 package tui

@@ -75,27 +75,46 @@ var (
 	phraseDaysAgo    = phrase{en: "%dd ago", ru: "%d дн назад"}
 )
 
-// lang is the language of the UI's own text: the lesson pane's, which
-// New resolves from Options.Lang.
-func (m Model) lang() string { return m.lesson.lang }
+// exercisesLayer is the learner's workspace and its progress, drawn as
+// the layer below the operator; a component of the root, which gives it
+// its size (SetSize) and draws its lines (View) in the layer's frame.
+type exercisesLayer struct {
+	st    Styles
+	lang  string // of the UI's own text: the lesson pane's
+	clock func() time.Time
+	ws    *ExercisesMsg // nil: no workspace
 
-// setExercises takes in the workspace's progress. Once a previous message
-// is known, exercises whose status changed are announced on the status
-// line: the learner checks in another terminal and looks back here.
-func (m *Model) setExercises(msg ExercisesMsg) {
-	// The sender may reuse its slice; the model must not change under it.
+	width, height int // inside the frame
+}
+
+// SetSize gives the layer the cells inside its frame.
+func (x *exercisesLayer) SetSize(w, h int) { x.width, x.height = w, h }
+
+// known reports whether there is a workspace to show.
+func (x *exercisesLayer) known() bool { return x.ws != nil }
+
+// set takes in the workspace's progress and says what is news: once a
+// previous message is known, the exercises whose status changed (the
+// learner checks in another terminal and looks back here), and a notice
+// not said yet. bad is true when any of it is not good news.
+func (x *exercisesLayer) set(msg ExercisesMsg) (news []string, bad bool) {
+	// The sender may reuse its slice; the layer must not change under it.
 	msg.Exercises = slices.Clone(msg.Exercises)
-	prev := m.exercises
-	m.exercises = &msg
-	var news []string
-	bad := false
+	prev := x.ws
+	x.ws = &msg
 	if prev != nil {
-		news, bad = exerciseChanges(prev.Exercises, msg.Exercises, m.lang())
+		news, bad = exerciseChanges(prev.Exercises, msg.Exercises, x.lang)
 	}
 	if msg.Notice != "" && (prev == nil || prev.Notice != msg.Notice) {
 		news, bad = append([]string{msg.Notice}, news...), true
 	}
-	if len(news) > 0 {
+	return news, bad
+}
+
+// setExercises takes in the workspace's progress and says on the status
+// line what changed.
+func (m *Model) setExercises(msg ExercisesMsg) {
+	if news, bad := m.exercises.set(msg); len(news) > 0 {
 		m.setStatus(strings.Join(news, " · "), bad)
 	}
 	m.refreshControls()
@@ -131,8 +150,8 @@ func exerciseChanges(prev, next []Exercise, lang string) (news []string, bad boo
 // toggleExercises opens or closes the layer; it shares the lesson's slot,
 // so opening one closes the other.
 func (m *Model) toggleExercises() {
-	if m.exercises == nil {
-		m.setStatus(phraseNoWorkspace.in(m.lang()), false)
+	if !m.exercises.known() {
+		m.setStatus(phraseNoWorkspace.in(m.exercises.lang), false)
 		return
 	}
 	m.exercisesOpen = !m.exercisesOpen
@@ -156,24 +175,24 @@ func nextExercise(exercises []Exercise) int {
 	return slices.IndexFunc(exercises, func(e Exercise) bool { return e.Status != exercisePass })
 }
 
-// exercisesBadge is the header's compact progress, "" without a workspace.
-func (m Model) exercisesBadge() string {
-	ex := m.exercises
+// badge is the header's compact progress, "" without a workspace.
+func (x *exercisesLayer) badge() string {
+	ex := x.ws
 	if ex == nil || len(ex.Exercises) == 0 {
 		return ""
 	}
 	passed, total := passedCount(ex.Exercises), len(ex.Exercises)
-	ink := m.st.Value
+	ink := x.st.Value
 	if passed == total {
-		ink = m.st.OK
+		ink = x.st.OK
 	}
 	return ink.Render(fmt.Sprintf("ex %d/%d", passed, total))
 }
 
 // statusLabel is an exercise's status as glyph and word; the glyph keeps
 // it readable without colour.
-func (m Model) statusLabel(status string) string {
-	st, lang := m.st, m.lang()
+func (x *exercisesLayer) statusLabel(status string) string {
+	st, lang := x.st, x.lang
 	switch status {
 	case exercisePass:
 		return st.OK.Render(phraseStatusPass.in(lang))
@@ -189,11 +208,11 @@ func (m Model) statusLabel(status string) string {
 }
 
 // checkedAgo says when an exercise was last checked, by the model clock.
-func (m Model) checkedAgo(e Exercise) string {
+func (x *exercisesLayer) checkedAgo(e Exercise) string {
 	if e.CheckedAt.IsZero() {
 		return ""
 	}
-	return agoText(m.clock().Sub(e.CheckedAt), m.lang())
+	return agoText(x.clock().Sub(e.CheckedAt), x.lang)
 }
 
 // agoText is a past moment relative to now, in the largest whole unit.
@@ -246,14 +265,14 @@ func fitRanked(lines []rankedLine, h int) []string {
 	return out
 }
 
-// exercisesTitle and exercisesHint label the layer's frame.
-func (m Model) exercisesTitle() string { return phraseExercises.in(m.lang()) }
-func (m Model) exercisesHint() string  { return phraseExercisesHint.in(m.lang()) }
+// Title and Hint label the layer's frame.
+func (x *exercisesLayer) Title() string { return phraseExercises.in(x.lang) }
+func (x *exercisesLayer) Hint() string  { return phraseExercisesHint.in(x.lang) }
 
-// exercisesLines: the workspace and its progress, one row per exercise
-// with the files to edit below it, then how to check.
-func (m Model) exercisesLines(w, h int) []string {
-	st, lang, ex := m.st, m.lang(), m.exercises
+// View is the layer's lines: the workspace and its progress, one row per
+// exercise with the files to edit below it, then how to check.
+func (x *exercisesLayer) View() []string {
+	st, lang, ex, w, h := x.st, x.lang, x.ws, x.width, x.height
 	if h <= 0 || ex == nil {
 		return nil
 	}
@@ -277,7 +296,7 @@ func (m Model) exercisesLines(w, h int) []string {
 	if total == 0 {
 		add(rankKeep, st.Faint.Render(phraseNoExercises.in(lang)))
 	}
-	for _, row := range m.exerciseRows(w) {
+	for _, row := range x.rows(w) {
 		add(row.rank, row.text)
 	}
 	add(rankSpacing, "")
@@ -292,10 +311,10 @@ func (m Model) exercisesLines(w, h int) []string {
 	return fitRanked(lines, h)
 }
 
-// exerciseRows are the exercises in aligned columns (next-marker, number,
+// rows are the exercises in aligned columns (next-marker, number,
 // title, status, when), each followed by its files.
-func (m Model) exerciseRows(w int) []rankedLine {
-	st, lang, exercises := m.st, m.lang(), m.exercises.Exercises
+func (x *exercisesLayer) rows(w int) []rankedLine {
+	st, lang, exercises := x.st, x.lang, x.ws.Exercises
 	next := nextExercise(exercises)
 	mark := phraseNext.in(lang) + " "
 	markW := 0
@@ -305,7 +324,7 @@ func (m Model) exerciseRows(w int) []rankedLine {
 	var numW, titleW, statusW, whenW int
 	statuses, whens := make([]string, len(exercises)), make([]string, len(exercises))
 	for i, e := range exercises {
-		statuses[i], whens[i] = m.statusLabel(e.Status), m.checkedAgo(e)
+		statuses[i], whens[i] = x.statusLabel(e.Status), x.checkedAgo(e)
 		numW = max(numW, len(strconv.Itoa(e.Number)))
 		titleW = max(titleW, ansi.StringWidth(e.Title))
 		statusW = max(statusW, ansi.StringWidth(statuses[i]))

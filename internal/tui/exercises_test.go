@@ -223,7 +223,7 @@ func TestExercisesMsgIsCopied(t *testing.T) {
 	m := newWorkspaceModel(120, 40, &testClock{now: t0}, "3.1", "en", nil)
 	m = update(m, *msg)
 	msg.Exercises[0].Status = "fail" // the sender reuses its slice
-	if passedCount(m.exercises.Exercises) != 2 {
+	if passedCount(m.exercises.ws.Exercises) != 2 {
 		t.Fatal("the model shares the sender's slice")
 	}
 }

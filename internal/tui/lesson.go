@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -20,12 +21,19 @@ const maxLessonWidth = 100
 // and the result is kept per section and width; the next section is
 // rendered ahead so reading on does not wait.
 //
-// The model holds a pointer to it and changes it only in Update.
+// It is a component of the root model: the root gives it its size once
+// per resize (SetSize), routes it the keys it takes (Update) and draws its
+// lines (View) in the layer's frame. The model holds a pointer to it and
+// changes it only in Update.
 type lessonPane struct {
-	lab    string
+	lab    string // the running lab's, so a demo of another lab is told apart
 	lang   string
 	lesson *content.Lesson
 	err    error // why there is no lesson
+	st     Styles
+	replay bool // demos cannot run in a replay
+
+	width, height int // inside the frame: the text and the demo line
 
 	section int
 	view    viewport.Model // scroll position over lines
@@ -54,8 +62,8 @@ type lessonRenderedMsg struct {
 // newLessonPane loads the lesson of a lab in a language ("" chooses with
 // content.Lang: LAB_LANG, then the locale). A lab without a lesson, or a
 // language that cannot be chosen, leaves the pane with an error to show.
-func newLessonPane(lab, lang, style string) *lessonPane {
-	p := &lessonPane{lab: lab, lang: lang, style: style, shown: renderKey{section: -1},
+func newLessonPane(lab, lang string, st Styles, replay bool) *lessonPane {
+	p := &lessonPane{lab: lab, lang: lang, st: st, replay: replay, style: st.Markdown, shown: renderKey{section: -1},
 		rendered: map[renderKey]renderedSection{}}
 	if lab == "" {
 		p.err = fmt.Errorf("no lab is known, so there is no lesson to show")
@@ -100,15 +108,22 @@ func (p *lessonPane) move(dir int) bool {
 // renderWidth is the width a section is wrapped at in a pane this wide.
 func renderWidth(innerW int) int { return max(min(innerW-1, maxLessonWidth), 20) }
 
-// sync fits the viewport to the text area (w×h cells) and shows the
-// current section rendered for it; it returns the command that renders
-// what is missing (the current section first, then the next one).
-func (p *lessonPane) sync(w, h int) tea.Cmd {
-	p.view.Width, p.view.Height = w, max(h, 1)
+// SetSize gives the pane the cells inside its frame; the last row is the
+// demo line, the viewport scrolls over the rest. It renders nothing: the
+// root calls refresh when the pane is open.
+func (p *lessonPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.view.Width, p.view.Height = w, max(h-1, 1)
+}
+
+// refresh shows the current section rendered for the pane's width; it
+// returns the command that renders what is missing (the current section
+// first, then the next one).
+func (p *lessonPane) refresh() tea.Cmd {
 	if !p.available() {
 		return nil
 	}
-	want := renderKey{section: p.section, width: renderWidth(w)}
+	want := renderKey{section: p.section, width: renderWidth(p.width)}
 	if r, ok := p.rendered[want]; ok && p.shown != want {
 		sameSection := p.shown.section == want.section
 		p.lines = textLines(r.text)
@@ -126,6 +141,32 @@ func (p *lessonPane) sync(w, h int) tea.Cmd {
 		return p.render(ahead)
 	}
 	return nil
+}
+
+// Update takes the keys that read the open lesson: sections and scrolling.
+// handled is false for every other key, which the root handles.
+func (p *lessonPane) Update(msg tea.KeyMsg, k KeyMap) (cmd tea.Cmd, handled bool) {
+	switch {
+	case key.Matches(msg, k.PrevSection, k.NextSection):
+		dir := 1
+		if key.Matches(msg, k.PrevSection) {
+			dir = -1
+		}
+		if p.move(dir) {
+			cmd = p.refresh()
+		}
+	case key.Matches(msg, k.ScrollUp):
+		p.view.ScrollUp(1)
+	case key.Matches(msg, k.ScrollDown):
+		p.view.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		p.view.PageUp()
+	case key.Matches(msg, k.PageDown):
+		p.view.PageDown()
+	default:
+		return nil, false
+	}
+	return cmd, true
 }
 
 // render starts rendering one section unless a render is already running
@@ -206,9 +247,8 @@ var (
 		ru: "эта демонстрация идёт в лаборатории %s: lab start %s"}
 )
 
-// lessonTitle is the pane's title: lesson, position and section.
-func (m Model) lessonTitle() string {
-	p := m.lesson
+// Title is the pane's title: lesson, position and section.
+func (p *lessonPane) Title() string {
 	s, ok := p.current()
 	if !ok {
 		return phraseLesson.in(p.lang)
@@ -216,11 +256,11 @@ func (m Model) lessonTitle() string {
 	return fmt.Sprintf("%s %s · %d/%d %s", phraseLesson.in(p.lang), p.lesson.ID, p.section+1, len(p.lesson.Sections), s.Title)
 }
 
-// lessonHint says where in the section the view is.
-func (m Model) lessonHint() string {
-	v := m.lesson.view
+// Hint says where in the section the view is.
+func (p *lessonPane) Hint() string {
+	v := p.view
 	switch {
-	case len(m.lesson.lines) <= v.Height:
+	case len(p.lines) <= v.Height:
 		return ""
 	case v.AtTop():
 		return "top ↓"
@@ -230,10 +270,10 @@ func (m Model) lessonHint() string {
 	return fmt.Sprintf("%d%%", int(v.ScrollPercent()*100))
 }
 
-// lessonLines: the visible part of the section, then a line that offers
-// the section's demo.
-func (m Model) lessonLines(w, h int) []string {
-	st, p := m.st, m.lesson
+// View is the pane's lines: the visible part of the section, then a line
+// that offers the section's demo.
+func (p *lessonPane) View() []string {
+	st, w, h := p.st, p.width, p.height
 	if h <= 0 {
 		return nil
 	}
@@ -260,20 +300,19 @@ func (m Model) lessonLines(w, h int) []string {
 	for len(lines) < textH {
 		lines = append(lines, "")
 	}
-	return append(lines[:textH], m.demoLine())
+	return append(lines[:textH], p.demoLine())
 }
 
 // demoLine offers the current section's demo, or says why there is none.
-func (m Model) demoLine() string {
-	st, p := m.st, m.lesson
+func (p *lessonPane) demoLine() string {
+	st := p.st
 	s, _ := p.current()
-	lab := m.header.Lab
 	switch {
 	case s.Demo == nil:
 		return st.Faint.Render(phraseNoDemo.in(p.lang))
-	case m.replay != nil:
+	case p.replay:
 		return st.Faint.Render("▶ " + fmt.Sprintf(phraseReplayDemo.in(p.lang), s.Demo.Lab) + " · " + s.Demo.String())
-	case s.Demo.Lab != lab:
+	case s.Demo.Lab != p.lab:
 		return st.Warn.Render("▶ " + fmt.Sprintf(phraseOtherLab.in(p.lang), s.Demo.Lab, s.Demo.Lab))
 	}
 	return st.Info.Render("▶ "+phraseSeeThis.in(p.lang)) + st.Faint.Render(" · "+s.Demo.String())

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -54,12 +52,11 @@ const (
 
 // Model is the root bubbletea model.
 type Model struct {
-	st      Styles
-	paints  paintCodes
-	keys    KeyMap
-	help    help.Model
-	spinner spinner.Model
-	clock   func() time.Time
+	st     Styles
+	paints paintCodes
+	keys   KeyMap
+	help   help.Model
+	clock  func() time.Time
 
 	header   Header
 	controls Controls
@@ -81,10 +78,13 @@ type Model struct {
 	lessonOpen bool
 	outage     *outage // an outage demo to end
 
-	exercises     *ExercisesMsg // nil: no workspace
+	exercises     exercisesLayer
 	exercisesOpen bool
 
+	// The terminal's size and the layout chosen for it, both set in
+	// setSize on a resize, never in View.
 	width, height int
+	kind          layoutKind
 	tab           int // the active pane of the layout's tab group
 	showHelp      bool
 	selected      string // key of the selected object
@@ -113,7 +113,6 @@ func New(opts Options) Model {
 		paints:   newPaintCodes(st),
 		keys:     DefaultKeyMap(),
 		help:     help.New(),
-		spinner:  spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
 		clock:    opts.Now,
 		header:   opts.Header,
 		controls: opts.Controls,
@@ -122,21 +121,21 @@ func New(opts Options) Model {
 		limits:   opts.Limits,
 		state:    state.New(opts.Limits),
 		screen:   screenDashboard,
-		width:    80,
-		height:   24,
 	}
 	if m.clock == nil {
 		m.clock = time.Now
 	}
 	m.help.Styles = st.Help
-	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st.Markdown)
-	if len(opts.Startup) > 0 {
-		m.screen = screenStartup
-		m.startup = newStartup(opts.Startup, m.clock())
-	}
+	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st, opts.Trace != nil)
+	m.exercises = exercisesLayer{st: st, lang: m.lesson.lang, clock: m.clock}
 	if opts.Trace != nil {
 		m.replay = newReplay(opts.Trace)
 	}
+	if len(opts.Startup) > 0 {
+		m.screen = screenStartup
+		m.startup = newStartup(opts.Startup, st, m.clock, m.titleText())
+	}
+	m.setSize(80, 24)
 	if opts.Exercises != nil {
 		m.setExercises(*opts.Exercises)
 	}
@@ -151,7 +150,7 @@ func (m Model) State() *state.State { return m.state }
 func (m Model) Init() tea.Cmd {
 	switch {
 	case m.screen == screenStartup:
-		return tea.Batch(m.spinner.Tick, tick())
+		return tea.Batch(m.startup.Init(), tick())
 	case m.replay != nil:
 		return nil
 	}
@@ -169,44 +168,11 @@ func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
-// listen waits for the next batch of events.
-func (m Model) listen() tea.Cmd {
-	if m.events == nil || m.closed {
-		return nil
-	}
-	return waitForEvents(m.events)
-}
-
-func waitForEvents(ch <-chan observe.Event) tea.Cmd {
-	return func() tea.Msg {
-		e, ok := <-ch
-		if !ok {
-			return eventsClosedMsg{}
-		}
-		batch := make(EventsMsg, 0, 64)
-		batch = append(batch, e)
-		timer := time.NewTimer(batchWindow)
-		defer timer.Stop()
-		for len(batch) < batchMax {
-			select {
-			case e, ok := <-ch:
-				if !ok {
-					return batch // the next wait reports the close
-				}
-				batch = append(batch, e)
-			case <-timer.C:
-				return batch
-			}
-		}
-		return batch
-	}
-}
-
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.setSize(msg.Width, msg.Height)
 		m.refreshControls()
 		return m, m.syncLesson()
 	case lessonRenderedMsg:
@@ -254,28 +220,22 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		var cmd tea.Cmd
-		m.spinner, cmd = m.spinner.Update(msg)
+		m.startup, cmd = m.startup.Update(msg)
 		return m, cmd
-	case StepStartedMsg:
-		m.startup.started(msg.Step, m.clock())
-		return m, nil
-	case StepDoneMsg:
-		m.startup.done(msg, m.clock())
-		return m, nil
-	case StartFailedMsg:
-		m.startup.fail(msg.Err, m.clock())
-		return m, nil
-	case StepDetailMsg:
-		m.startup.steps[m.startup.find(msg.Step)].detail = msg.Detail
+	case StepStartedMsg, StepDoneMsg, StartFailedMsg, StepDetailMsg:
+		m.startup, _ = m.startup.Update(msg)
 		return m, nil
 	case ReadyMsg:
 		m.screen = screenDashboard
+		listen := tea.Cmd(nil)
 		if msg.Header.Lab != m.lesson.lab {
-			m.lesson = newLessonPane(msg.Header.Lab, m.lesson.lang, m.st.Markdown)
+			m.lesson = newLessonPane(msg.Header.Lab, m.lesson.lang, m.st, m.replay != nil)
+			m.setSize(m.width, m.height) // the new pane has no size yet
+			listen = m.syncLesson()
 		}
 		m.header, m.controls, m.events, m.dropped = msg.Header, msg.Controls, msg.Events, msg.Dropped
 		m.refreshControls()
-		return m, m.listen()
+		return m, tea.Batch(m.listen(), listen)
 	case actionDoneMsg:
 		if msg.err != nil {
 			m.setStatus(fmt.Sprintf("%s failed: %v", msg.what, msg.err), true)
@@ -305,7 +265,7 @@ func (m *Model) refreshControls() {
 		lesson:        m.lesson.offered(),
 		lessonOpen:    m.lessonOpen,
 		demo:          section.Demo != nil && section.Demo.Lab == m.header.Lab,
-		exercises:     m.exercises != nil,
+		exercises:     m.exercises.known(),
 		exercisesOpen: m.exercisesOpen,
 	}, func(name string) bool {
 		_, ok := m.switchByName(name)
@@ -313,13 +273,13 @@ func (m *Model) refreshControls() {
 	})
 }
 
-// syncLesson fits the open lesson pane to the screen; it returns the
+// syncLesson shows the open lesson pane at its size; it returns the
 // render of what the pane is missing.
 func (m *Model) syncLesson() tea.Cmd {
 	if !m.lessonOpen {
 		return nil
 	}
-	return m.lesson.sync(m.lessonTextArea())
+	return m.lesson.refresh()
 }
 
 func (m Model) switchByName(name string) (Switch, bool) {
@@ -396,285 +356,22 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // onLessonKey handles the keys that mean something else while the lesson
-// is open; handled is false for every other key.
+// is open: closing it and its demo here, since they act on the model; the
+// pane takes the keys that read it. handled is false for every other key.
 func (m Model) onLessonKey(msg tea.KeyMsg) (next tea.Model, cmd tea.Cmd, handled bool) {
-	k, p := m.keys, m.lesson
-	switch {
+	switch k := m.keys; {
 	case key.Matches(msg, k.Lesson, k.CloseLayer):
 		m.lessonOpen = false
 		m.refreshControls()
-	case key.Matches(msg, k.PrevSection, k.NextSection):
-		dir := 1
-		if key.Matches(msg, k.PrevSection) {
-			dir = -1
-		}
-		if p.move(dir) {
-			m.refreshControls()
-			cmd = m.syncLesson()
-		}
-	case key.Matches(msg, k.ScrollUp):
-		p.view.ScrollUp(1)
-	case key.Matches(msg, k.ScrollDown):
-		p.view.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		p.view.PageUp()
-	case key.Matches(msg, k.PageDown):
-		p.view.PageDown()
 	case key.Matches(msg, k.Demo):
 		cmd = m.runDemo()
 	default:
-		return m, nil, false
+		section := m.lesson.section
+		cmd, handled = m.lesson.Update(msg, k)
+		if m.lesson.section != section {
+			m.refreshControls() // the demo key follows the section
+		}
+		return m, cmd, handled
 	}
 	return m, cmd, true
-}
-
-func (m Model) onReplayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k, r := m.keys, m.replay
-	switch {
-	case key.Matches(msg, k.NextEvent):
-		r.forward(m.state, 1)
-	case key.Matches(msg, k.PrevEvent):
-		r.seek(m.state, r.cursor-1)
-	case key.Matches(msg, k.First):
-		r.seek(m.state, 0)
-	case key.Matches(msg, k.Last):
-		r.seek(m.state, len(r.trace))
-	case key.Matches(msg, k.Play):
-		r.playing = !r.playing && !r.atEnd()
-		if r.playing {
-			return m, tea.Tick(replayEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
-		}
-	}
-	return m, nil
-}
-
-func (m Model) onLiveKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Requeue):
-		m.cycleSwitch(switchRequeue, 1, true)
-	case key.Matches(msg, k.Breaker):
-		m.cycleSwitch(switchBreaker, 1, true)
-	case key.Matches(msg, k.RateLimit):
-		m.cycleSwitch(switchRateLimit, 1, true)
-	case key.Matches(msg, k.External):
-		m.cycleSwitch(switchExternal, 1, true)
-	case key.Matches(msg, k.Backoff):
-		m.cycleSwitch(switchBackoff, 1, true)
-	case key.Matches(msg, k.Faster):
-		m.cycleSwitch(switchTimescale, 1, false)
-	case key.Matches(msg, k.Slower):
-		m.cycleSwitch(switchTimescale, -1, false)
-	case key.Matches(msg, k.Pause):
-		if m.controls == nil {
-			break
-		}
-		if m.controls.Paused() {
-			m.controls.Resume()
-			m.setStatus("resumed: workers reconcile freely again", false)
-		} else {
-			m.controls.Pause()
-			m.setStatus("paused: each reconcile now waits at the gate — press s to let one through", false)
-		}
-		m.refreshControls()
-	case key.Matches(msg, k.Step):
-		if m.controls == nil {
-			break
-		}
-		if !m.controls.Paused() {
-			m.setStatus("step works while paused: press p first", true)
-			break
-		}
-		m.controls.Step()
-		m.pinned = 0
-		m.setStatus("stepped: one reconcile let through", false)
-		m.refreshControls()
-	case key.Matches(msg, k.Create):
-		return m, m.action("created object", func(ctx context.Context, c Controls) (string, error) {
-			return c.CreateObject(ctx)
-		})
-	case key.Matches(msg, k.Update):
-		return m, m.objectAction("changed the spec of", func(ctx context.Context, c Controls, key string) error {
-			return c.UpdateSpec(ctx, key)
-		})
-	case key.Matches(msg, k.Burst):
-		return m, m.objectAction("sent 5 quick spec changes to", func(ctx context.Context, c Controls, key string) error {
-			return c.Burst(ctx, key, 5)
-		})
-	case key.Matches(msg, k.Delete):
-		return m, m.objectAction("deleted", func(ctx context.Context, c Controls, key string) error {
-			return c.Delete(ctx, key)
-		})
-	}
-	return m, nil
-}
-
-// cycleSwitch moves a switch to its next (or previous) option; wrap says
-// whether to go round (modes) or stop at the ends (timescale).
-func (m *Model) cycleSwitch(name string, dir int, wrap bool) {
-	sw, ok := m.switchByName(name)
-	if !ok || m.controls == nil || len(sw.Options) == 0 {
-		m.setStatus(fmt.Sprintf("this lab has no %s switch", name), true)
-		return
-	}
-	i := indexOf(sw.Options, sw.Value)
-	next := i + dir
-	switch {
-	case wrap:
-		next = (next + len(sw.Options)) % len(sw.Options)
-	case next < 0 || next >= len(sw.Options):
-		m.setStatus(fmt.Sprintf("%s is already at its %s", name, map[bool]string{true: "fastest", false: "slowest"}[dir > 0]), false)
-		return
-	}
-	value := sw.Options[next]
-	if err := m.controls.SetSwitch(name, value); err != nil {
-		m.setStatus(fmt.Sprintf("%s=%s: %v", name, value, err), true)
-		return
-	}
-	m.changed, m.changedAt = name, m.clock()
-	m.setStatus(fmt.Sprintf("%s → %s: %s", name, value, explainSwitch(name, value)), false)
-	m.refreshControls()
-}
-
-func indexOf(options []string, v string) int {
-	for i, o := range options {
-		if o == v {
-			return i
-		}
-	}
-	return -1
-}
-
-// explainSwitch says, in one line, what the new value does to the next reconciles.
-func explainSwitch(name, value string) string {
-	switch name + "=" + value {
-	case "requeue=error":
-		return "not-ready returns an error → AddRateLimited (5ms·2ⁿ per item)"
-	case "requeue=requeue":
-		return "returns Requeue: true (deprecated) → also AddRateLimited, not immediate"
-	case "requeue=after":
-		return "returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose"
-	case "requeue=terminal":
-		return "returns TerminalError → logged, not retried, no Forget"
-	case "breaker=on":
-		return "external calls go through the circuit breaker"
-	case "breaker=off":
-		return "external calls bypass the circuit breaker"
-	case "ratelimit=on":
-		return "external calls are rate limited (x/time/rate)"
-	case "ratelimit=off":
-		return "external calls are not rate limited"
-	case "backoff=controller":
-		return "retry delays come from the queue's rate limiter"
-	case "backoff=lesson":
-		return "retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter"
-	}
-	switch name {
-	case switchExternal:
-		return "the simulated external system is now " + value
-	case switchTimescale:
-		if f, err := strconv.ParseFloat(value, 64); err == nil && f > 1 {
-			return fmt.Sprintf("delays the operator chooses are %s× shorter", value)
-		}
-		return "delays run at real time"
-	}
-	return "applies from the next reconcile"
-}
-
-func (m *Model) action(what string, run func(context.Context, Controls) (string, error)) tea.Cmd {
-	return m.notedAction(what, run, "")
-}
-
-// notedAction is action with a note said after the object's name.
-func (m *Model) notedAction(what string, run func(context.Context, Controls) (string, error), note string) tea.Cmd {
-	c := m.controls
-	if c == nil {
-		return nil
-	}
-	m.setStatus(what+"…", false)
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		key, err := run(ctx, c)
-		if err == nil && key != "" {
-			what += " " + m.displayKey(key)
-		}
-		return actionDoneMsg{what: what + note, key: key, err: err}
-	}
-}
-
-func (m *Model) objectAction(what string, run func(context.Context, Controls, string) error) tea.Cmd {
-	o, ok := m.selectedObject()
-	if !ok || o.Deleted {
-		m.setStatus("no object selected: press c to create one", true)
-		return nil
-	}
-	objectKey := o.Key
-	return m.action(what+" "+m.displayKey(objectKey), func(ctx context.Context, c Controls) (string, error) {
-		return "", run(ctx, c, objectKey)
-	})
-}
-
-// selectedObject is the object actions apply to: the one selected with
-// ↑/↓, else the newest object not deleted.
-func (m Model) selectedObject() (*state.Object, bool) {
-	if o, ok := m.state.Object(m.selected); ok {
-		return o, true
-	}
-	objects := m.state.Objects()
-	for i := len(objects) - 1; i >= 0; i-- {
-		if !objects[i].Deleted {
-			return objects[i], true
-		}
-	}
-	if len(objects) > 0 {
-		return objects[len(objects)-1], true
-	}
-	return nil, false
-}
-
-func (m *Model) moveSelection(dir int) {
-	objects := m.state.Objects()
-	if len(objects) == 0 {
-		return
-	}
-	cur, _ := m.selectedObject()
-	i := 0
-	for j, o := range objects {
-		if o == cur {
-			i = j
-		}
-	}
-	i = min(max(i+dir, 0), len(objects)-1)
-	m.selected = objects[i].Key
-}
-
-// pinReconcile moves the sequence pane to an older (-1) or newer (+1)
-// reconcile; moving past the newest follows live again.
-func (m *Model) pinReconcile(dir int) {
-	n := m.state.ReconcileCount()
-	if n == 0 {
-		return
-	}
-	idx := n - 1
-	if m.pinned != 0 {
-		for i := 0; i < n; i++ {
-			if m.state.ReconcileAt(i).N == m.pinned {
-				idx = i
-			}
-		}
-	} else if dir > 0 {
-		return
-	} else {
-		idx = n // so one step back lands on the newest
-	}
-	idx += dir
-	switch {
-	case idx >= n:
-		m.pinned = 0
-	case idx < 0:
-		m.pinned = m.state.ReconcileAt(0).N
-	default:
-		m.pinned = m.state.ReconcileAt(idx).N
-	}
 }

@@ -24,10 +24,10 @@ func (m Model) viewHelpOverlay(w, h int) string {
 	if m.replay != nil {
 		titles = []string{"Replay", "View", "Lesson"}
 	}
-	if m.exercises != nil {
+	if m.exercises.known() {
 		titles[len(titles)-1] = "Lesson & exercises" // see FullHelp
 	}
-	groups := helpView{k: m.keys, replay: m.replay != nil, exercises: m.exercises != nil}.FullHelp()
+	groups := helpView{k: m.keys, replay: m.replay != nil, exercises: m.exercises.known()}.FullHelp()
 	// A group with no key that applies (no lesson for this lab) is left out.
 	for i := len(groups) - 1; i >= 0; i-- {
 		if !anyEnabled(groups[i]) {

@@ -3,6 +3,9 @@ package tui
 import (
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/operator/observe"
 )
@@ -113,4 +116,25 @@ func (r *replay) previousReconcile(s *state.State) {
 	}
 	r.seek(s, prevStart)
 	r.nextReconcile(s)
+}
+
+// onReplayKey moves the replay cursor: the keys of the replay, kept with it.
+func (m Model) onReplayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k, r := m.keys, m.replay
+	switch {
+	case key.Matches(msg, k.NextEvent):
+		r.forward(m.state, 1)
+	case key.Matches(msg, k.PrevEvent):
+		r.seek(m.state, r.cursor-1)
+	case key.Matches(msg, k.First):
+		r.seek(m.state, 0)
+	case key.Matches(msg, k.Last):
+		r.seek(m.state, len(r.trace))
+	case key.Matches(msg, k.Play):
+		r.playing = !r.playing && !r.atEnd()
+		if r.playing {
+			return m, tea.Tick(replayEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
+		}
+	}
+	return m, nil
 }

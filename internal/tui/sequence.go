@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -389,36 +388,4 @@ func outcomePaint(outcome string) paint {
 		return paintWarn
 	}
 	return paintBad
-}
-
-func formatMs(ms float64) string {
-	if ms <= 0 {
-		return ""
-	}
-	return formatDuration(time.Duration(ms * float64(time.Millisecond)))
-}
-
-// shortKey drops the namespace when the line is short of room.
-func shortKey(key string) string {
-	if i := strings.LastIndexByte(key, '/'); i >= 0 {
-		return key[i+1:]
-	}
-	return key
-}
-
-// describeEvent is a one-line description of any event (replay's status
-// line): its kind and key, then the trace's wording of it without the
-// bookkeeping (observe.Event.Fields, Brief), a reconcile's result in its colour.
-func describeEvent(st Styles, e observe.Event) string {
-	text := string(e.Kind)
-	if e.Key != "" {
-		text += " " + e.Key
-	}
-	if d := e.Fields().Brief().String(); d != "" {
-		text += " " + d
-	}
-	if e.Kind == observe.KindReconcileEnd {
-		return st.Result(e.Result).Render(text)
-	}
-	return text
 }

@@ -4,11 +4,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // startup is the start-up screen: each step of bringing the lab up, with
-// its time, so a learner sees what a control plane is made of.
+// its time, so a learner sees what a control plane is made of. A component
+// of the root: it takes the start-up messages (Update) and draws the whole
+// screen (View) until the lab is ready.
 type startup struct {
+	st      Styles
+	spinner spinner.Model
+	clock   func() time.Time
+	title   string // the lab's, drawn above the steps
+	width   int
+
 	steps   []startupStep
 	began   time.Time
 	current int // index of the running step; len(steps) when none
@@ -24,8 +35,10 @@ type startupStep struct {
 	err     error
 }
 
-func newStartup(names []string, now time.Time) startup {
-	s := startup{began: now}
+func newStartup(names []string, st Styles, clock func() time.Time, title string) startup {
+	now := clock()
+	s := startup{st: st, clock: clock, title: title, began: now,
+		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))}
 	for _, n := range names {
 		s.steps = append(s.steps, startupStep{name: n})
 	}
@@ -33,6 +46,31 @@ func newStartup(names []string, now time.Time) startup {
 		s.steps[0].started = now
 	}
 	return s
+}
+
+// SetSize gives the screen its width; lines longer are clipped.
+func (s *startup) SetSize(w, _ int) { s.width = w }
+
+// Init starts the spinner of the running step.
+func (s startup) Init() tea.Cmd { return s.spinner.Tick }
+
+// Update takes a step's progress, or the spinner's tick.
+func (s startup) Update(msg tea.Msg) (startup, tea.Cmd) {
+	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		s.spinner, cmd = s.spinner.Update(msg)
+		return s, cmd
+	case StepStartedMsg:
+		s.started(msg.Step, s.clock())
+	case StepDoneMsg:
+		s.done(msg, s.clock())
+	case StartFailedMsg:
+		s.fail(msg.Err, s.clock())
+	case StepDetailMsg:
+		s.steps[s.find(msg.Step)].detail = msg.Detail
+	}
+	return s, nil
 }
 
 func (s *startup) find(name string) int {
@@ -79,11 +117,12 @@ func (s *startup) fail(err error, now time.Time) {
 	s.done(StepDoneMsg{Step: "start", Err: err}, now)
 }
 
-func (m Model) viewStartup() string {
-	st, s := m.st, m.startup
-	now := m.clock()
+// View draws the screen.
+func (s startup) View() string {
+	st := s.st
+	now := s.clock()
 	var b strings.Builder
-	b.WriteString("\n  " + m.titleText() + "\n\n")
+	b.WriteString("\n  " + s.title + "\n\n")
 	heading := "Starting your lab"
 	if s.failed {
 		heading = "The lab could not start"
@@ -103,7 +142,7 @@ func (m Model) viewStartup() string {
 			mark, timing = st.OK.Render("✓"), formatDuration(step.took)
 		case !runningShown && !s.failed:
 			runningShown = true
-			mark = m.spinner.View()
+			mark = s.spinner.View()
 			if !step.started.IsZero() {
 				timing = st.Faint.Render(formatDuration(now.Sub(step.started)) + "…")
 			}
@@ -118,10 +157,10 @@ func (m Model) viewStartup() string {
 		if step.detail != "" {
 			line += "  " + st.Faint.Render(step.detail)
 		}
-		b.WriteString(clip(line, m.width) + "\n")
+		b.WriteString(clip(line, s.width) + "\n")
 		if step.err != nil {
 			for _, l := range strings.Split(step.err.Error(), "\n") {
-				b.WriteString(clip("      "+st.Bad.Render(l), m.width) + "\n")
+				b.WriteString(clip("      "+st.Bad.Render(l), s.width) + "\n")
 			}
 		}
 	}

@@ -3,9 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -55,13 +53,31 @@ const (
 	layoutFull                // every pane at once
 )
 
-func (m Model) layout() layoutKind {
+// setSize takes a new terminal size: it chooses the layout and gives each
+// component its size, once, so that View only draws.
+func (m *Model) setSize(w, h int) {
+	m.width, m.height = w, h
+	m.kind = layoutFor(w, h)
+	m.startup.SetSize(w, h)
+	// The layers (lesson, exercises) share the frame below what stays of
+	// the dashboard; they are sized for it even while closed, which costs
+	// nothing: the lesson renders only when open.
+	bodyH := m.bodyHeight()
+	innerW, innerH := max(w-2, 1), max(bodyH-m.layerSplit(bodyH)-2, 0)
+	m.lesson.SetSize(innerW, innerH)
+	m.exercises.SetSize(innerW, innerH)
+}
+
+// layout is the arrangement setSize chose.
+func (m Model) layout() layoutKind { return m.kind }
+
+func layoutFor(width, height int) layoutKind {
 	switch {
-	case m.width < minWidth || m.height < minHeight:
+	case width < minWidth || height < minHeight:
 		return layoutTooSmall
-	case m.width >= 120 && m.height >= 34:
+	case width >= 120 && height >= 34:
 		return layoutFull
-	case m.width >= 80 && m.height >= 22:
+	case width >= 80 && height >= 22:
 		return layoutMedium
 	}
 	return layoutCompact
@@ -97,7 +113,7 @@ func (m Model) View() string {
 		return m.viewTooSmall()
 	}
 	if m.screen == screenStartup {
-		return m.viewStartup()
+		return m.startup.View()
 	}
 	header := m.viewHeader()
 	footer := m.viewFooter()
@@ -151,13 +167,6 @@ func (m Model) layerSplit(h int) int {
 
 // bodyHeight is the rows between the two header and two footer lines.
 func (m Model) bodyHeight() int { return m.height - 4 }
-
-// lessonTextArea is the size of the lesson text inside its pane: the frame
-// and the demo line take the rest.
-func (m Model) lessonTextArea() (w, h int) {
-	bodyH := m.bodyHeight()
-	return max(m.width-2, 1), max(bodyH-m.layerSplit(bodyH)-2-1, 0)
-}
 
 func (m Model) viewBody(w, h int) string {
 	if layer, open := m.layer(); open {
@@ -256,9 +265,9 @@ func (m Model) framePane(p pane, tabs []pane, w, h int) string {
 func (m Model) paneTitle(p pane) string {
 	switch p {
 	case paneLesson:
-		return m.lessonTitle()
+		return m.lesson.Title()
 	case paneExercises:
-		return m.exercisesTitle()
+		return m.exercises.Title()
 	}
 	return paneTitles[p]
 }
@@ -266,9 +275,9 @@ func (m Model) paneTitle(p pane) string {
 func (m Model) paneHint(p pane) string {
 	switch p {
 	case paneLesson:
-		return m.lessonHint()
+		return m.lesson.Hint()
 	case paneExercises:
-		return m.exercisesHint()
+		return m.exercises.Hint()
 	}
 	return paneHints[p]
 }
@@ -286,328 +295,9 @@ func (m Model) paneLines(p pane, w, h int) []string {
 	case panePatterns:
 		return m.patternLines(w, h)
 	case paneLesson:
-		return m.lessonLines(w, h)
+		return m.lesson.View() // sized in setSize, like the frame it fills
 	case paneExercises:
-		return m.exercisesLines(w, h)
+		return m.exercises.View()
 	}
 	return nil
-}
-
-func (m Model) titleText() string { return m.labTitle(true) }
-
-// labTitle names the lab, with its title when withTitle.
-func (m Model) labTitle(withTitle bool) string {
-	title := "lab"
-	switch {
-	case m.header.Lab != "":
-		title += " " + m.header.Lab
-	case m.replay != nil:
-		title += " replay"
-	}
-	s := m.st.Title.Render(title)
-	if withTitle && m.header.Title != "" {
-		s += m.st.Bold.Render(" · " + m.header.Title)
-	}
-	return s
-}
-
-// Header levels: each leaves more out of the header's first line, for
-// when it does not fit beside the badges. The address goes first (the
-// session's kubeconfig has it), the lab's name and the operator stay.
-const (
-	headerFull = iota
-	headerShort
-	headerNoAddress
-	headerNoTitle
-	headerNoVersion
-	headerNoNamespace
-)
-
-// viewHeader: the lab and its control plane, whose operator runs, the
-// exercises and mode badges, the switches.
-func (m Model) viewHeader() string {
-	badge := m.badge()
-	if ex := m.exercisesBadge(); ex != "" {
-		badge = ex + "  " + badge
-	}
-	level := headerFull
-	if m.width < 110 {
-		level = headerShort
-	}
-	left := m.headerLeft(level)
-	for ; ansi.StringWidth(left)+ansi.StringWidth(badge)+2 > m.width && level < headerNoNamespace; level++ {
-		left = m.headerLeft(level + 1)
-	}
-	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(badge) - 1
-	var line1 string
-	if gap < 1 {
-		line1 = clip(left, m.width-ansi.StringWidth(badge)-2) + " " + badge
-	} else {
-		line1 = left + strings.Repeat(" ", gap) + badge
-	}
-	return clip(line1, m.width) + "\n" + clip(m.switchLine(), m.width)
-}
-
-// headerLeft is the header's first line without the badges, at a level.
-func (m Model) headerLeft(level int) string {
-	st := m.st
-	left := " " + m.labTitle(level < headerNoTitle)
-	if m.header.Operator != "" {
-		left += "   " + st.Info.Render(m.header.Operator)
-	}
-	var info []string
-	if m.replay != nil {
-		if m.header.Source != "" {
-			info = append(info, "trace "+m.header.Source)
-		}
-		if len(m.replay.trace) > 0 {
-			info = append(info, "t+"+formatDuration(m.now().Sub(m.replay.trace[0].Time)))
-		}
-	} else {
-		version, address := "Kubernetes "+m.header.KubernetesVersion, strings.TrimSuffix(m.header.Address, "/")
-		if level >= headerShort {
-			version, address = "k8s "+m.header.KubernetesVersion, strings.TrimPrefix(address, "https://")
-		}
-		if m.header.KubernetesVersion != "" && level < headerNoVersion {
-			info = append(info, version)
-		}
-		if address != "" && level < headerNoAddress {
-			info = append(info, address)
-		}
-		if m.header.Namespace != "" && level < headerNoNamespace {
-			info = append(info, "namespace "+m.header.Namespace)
-		}
-		if !m.header.Started.IsZero() {
-			info = append(info, "up "+formatUptime(m.now().Sub(m.header.Started)))
-		}
-	}
-	if len(info) > 0 {
-		left += st.Faint.Render("   " + strings.Join(info, " · "))
-	}
-	return left
-}
-
-func (m Model) badge() string {
-	st := m.st
-	switch {
-	case m.replay != nil:
-		label := fmt.Sprintf("▶ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
-		if !m.replay.playing {
-			label = fmt.Sprintf("❚❚ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
-		}
-		return st.BadgeReplay.Render(label)
-	case m.paused:
-		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", m.waiting))
-	case m.closed:
-		return st.Bad.Render("■ STOPPED")
-	case m.controlPlaneLost:
-		return st.Bad.Render("✕ NO CONTROL PLANE")
-	}
-	return st.BadgeLive.Render("● LIVE")
-}
-
-// switchLine shows every switch with its value; the one just changed stands out.
-func (m Model) switchLine() string {
-	st := m.st
-	type pair struct{ name, value string }
-	var pairs []pair
-	if m.replay != nil || len(m.switches) == 0 {
-		names, values := m.state.Switches()
-		for _, n := range names {
-			pairs = append(pairs, pair{n, values[n]})
-		}
-	} else {
-		for _, s := range m.switches {
-			pairs = append(pairs, pair{s.Name, s.Value})
-		}
-	}
-	if len(pairs) == 0 {
-		return " " + st.Faint.Render("switches: none reported yet")
-	}
-	recent := m.changed != "" && m.clock().Sub(m.changedAt) < statusFor
-	render := func(short bool) string {
-		parts := make([]string, 0, len(pairs))
-		for _, p := range pairs {
-			name, value := p.name, p.value
-			if p.name == switchTimescale {
-				value += "×"
-			}
-			if short {
-				name = firstNonEmpty(shortSwitchNames[name], name)
-			}
-			vs := st.Value
-			if recent && p.name == m.changed {
-				vs = st.Changed
-				value = "‹" + value + "›"
-			}
-			parts = append(parts, st.Label.Render(name+"=")+vs.Render(value))
-		}
-		sep := "  "
-		if short {
-			sep = " "
-		}
-		return " " + strings.Join(parts, sep)
-	}
-	if line := render(false); ansi.StringWidth(line) <= m.width {
-		return line
-	}
-	return render(true)
-}
-
-// shortSwitchNames keep the switch line on one row of a narrow terminal.
-var shortSwitchNames = map[string]string{switchRateLimit: "limiter", switchExternal: "ext", switchTimescale: "speed"}
-
-// viewFooter: a status line (what just happened, or where the replay is) and the key help.
-func (m Model) viewFooter() string {
-	st := m.st
-	var line string
-	switch {
-	case m.status.text != "" && m.clock().Sub(m.status.at) < statusFor:
-		style := st.Info
-		if m.status.bad {
-			style = st.Bad
-		}
-		line = " " + style.Render(m.status.text)
-	case m.replay != nil:
-		line = " " + m.replayPosition()
-	default:
-		line = " " + m.liveSummary()
-	}
-	return clip(line, m.width) + "\n " + m.shortHelp(m.width-1)
-}
-
-// shortHelp fits the most useful keys into one line: it drops keys from
-// the end of the list but always keeps "? all keys" and "q quit".
-func (m Model) shortHelp(w int) string {
-	h := m.help
-	h.ShortSeparator = "  "
-	view := helpView{k: m.keys, replay: m.replay != nil, reading: m.lessonOpen, exercises: m.exercises != nil}
-	var items []key.Binding
-	for _, b := range view.ShortHelp() {
-		if b.Enabled() {
-			items = append(items, b)
-		}
-	}
-	essential := func(b key.Binding) bool { return b.Help().Key == "?" || b.Help().Key == "q" }
-	for {
-		line := h.ShortHelpView(items)
-		if ansi.StringWidth(line) <= w || len(items) <= 2 {
-			return clip(line, w)
-		}
-		for i := len(items) - 1; i >= 0; i-- {
-			if !essential(items[i]) {
-				items = append(items[:i], items[i+1:]...)
-				break
-			}
-		}
-	}
-}
-
-func (m Model) liveSummary() string {
-	st := m.st
-	t := m.state.Totals()
-	parts := []string{
-		fmt.Sprintf("%d events", t.Events),
-		fmt.Sprintf("%d reconciles", t.Reconciles),
-	}
-	if m.dropped != nil {
-		if d := m.dropped(); d > 0 {
-			parts = append(parts, st.Warn.Render(fmt.Sprintf("%d events dropped (a burst overflowed the view's buffer)", d)))
-		}
-	}
-	if e := m.state.Scenario(); e.Kind != "" {
-		// The last step a scenario (or a key you pressed) took.
-		step := strings.TrimSpace(e.Op + " " + m.displayKey(e.Key))
-		if e.Message != "" {
-			step += " (" + e.Message + ")"
-		}
-		who := "scenario"
-		if e.Name == "you" {
-			who = "you"
-		}
-		parts = append(parts, who+": "+step)
-	}
-	return st.Faint.Render(strings.Join(parts, " · "))
-}
-
-func (m Model) replayPosition() string {
-	st := m.st
-	r := m.replay
-	if len(r.trace) == 0 {
-		return st.Warn.Render("the trace is empty")
-	}
-	e, ok := r.current()
-	if !ok {
-		return st.Faint.Render(fmt.Sprintf("start of trace (%d events) — → steps one event, ] one reconcile, space plays", len(r.trace)))
-	}
-	return st.Faint.Render(fmt.Sprintf("event %d/%d  %s  ", r.cursor, len(r.trace), e.Time.Format("15:04:05.000"))) + describeEvent(st, e)
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// displayKey shortens keys in the session namespace to the object's name.
-func (m Model) displayKey(key string) string {
-	if ns := m.header.Namespace; ns != "" && strings.HasPrefix(key, ns+"/") {
-		return key[len(ns)+1:]
-	}
-	return key
-}
-
-// clip cuts a (styled) line to w cells.
-func clip(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
-
-// pad clips or pads a (styled) line to exactly w cells.
-func pad(s string, w int) string {
-	n := ansi.StringWidth(s)
-	switch {
-	case n > w:
-		return clip(s, w)
-	case n < w:
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-// formatDuration prints a duration short and readable: 850µs, 12ms, 1.2s, 3m05s.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "-" + formatDuration(-d)
-	case d == 0:
-		return "0s"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < 10*time.Millisecond && d%time.Millisecond != 0:
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second && d%time.Second != 0:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d%time.Minute == 0 && d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-func formatUptime(d time.Duration) string {
-	return formatDuration(d.Truncate(time.Second))
 }

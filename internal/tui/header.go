@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func (m Model) titleText() string { return m.labTitle(true) }
+
+// labTitle names the lab, with its title when withTitle.
+func (m Model) labTitle(withTitle bool) string {
+	title := "lab"
+	switch {
+	case m.header.Lab != "":
+		title += " " + m.header.Lab
+	case m.replay != nil:
+		title += " replay"
+	}
+	s := m.st.Title.Render(title)
+	if withTitle && m.header.Title != "" {
+		s += m.st.Bold.Render(" · " + m.header.Title)
+	}
+	return s
+}
+
+// Header levels: each leaves more out of the header's first line, for
+// when it does not fit beside the badges. The address goes first (the
+// session's kubeconfig has it), the lab's name and the operator stay.
+const (
+	headerFull = iota
+	headerShort
+	headerNoAddress
+	headerNoTitle
+	headerNoVersion
+	headerNoNamespace
+)
+
+// viewHeader: the lab and its control plane, whose operator runs, the
+// exercises and mode badges, the switches.
+func (m Model) viewHeader() string {
+	badge := m.badge()
+	if ex := m.exercises.badge(); ex != "" {
+		badge = ex + "  " + badge
+	}
+	level := headerFull
+	if m.width < 110 {
+		level = headerShort
+	}
+	left := m.headerLeft(level)
+	for ; ansi.StringWidth(left)+ansi.StringWidth(badge)+2 > m.width && level < headerNoNamespace; level++ {
+		left = m.headerLeft(level + 1)
+	}
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(badge) - 1
+	var line1 string
+	if gap < 1 {
+		line1 = clip(left, m.width-ansi.StringWidth(badge)-2) + " " + badge
+	} else {
+		line1 = left + strings.Repeat(" ", gap) + badge
+	}
+	return clip(line1, m.width) + "\n" + clip(m.switchLine(), m.width)
+}
+
+// headerLeft is the header's first line without the badges, at a level.
+func (m Model) headerLeft(level int) string {
+	st := m.st
+	left := " " + m.labTitle(level < headerNoTitle)
+	if m.header.Operator != "" {
+		left += "   " + st.Info.Render(m.header.Operator)
+	}
+	var info []string
+	if m.replay != nil {
+		if m.header.Source != "" {
+			info = append(info, "trace "+m.header.Source)
+		}
+		if len(m.replay.trace) > 0 {
+			info = append(info, "t+"+formatDuration(m.now().Sub(m.replay.trace[0].Time)))
+		}
+	} else {
+		version, address := "Kubernetes "+m.header.KubernetesVersion, strings.TrimSuffix(m.header.Address, "/")
+		if level >= headerShort {
+			version, address = "k8s "+m.header.KubernetesVersion, strings.TrimPrefix(address, "https://")
+		}
+		if m.header.KubernetesVersion != "" && level < headerNoVersion {
+			info = append(info, version)
+		}
+		if address != "" && level < headerNoAddress {
+			info = append(info, address)
+		}
+		if m.header.Namespace != "" && level < headerNoNamespace {
+			info = append(info, "namespace "+m.header.Namespace)
+		}
+		if !m.header.Started.IsZero() {
+			info = append(info, "up "+formatUptime(m.now().Sub(m.header.Started)))
+		}
+	}
+	if len(info) > 0 {
+		left += st.Faint.Render("   " + strings.Join(info, " · "))
+	}
+	return left
+}
+
+func (m Model) badge() string {
+	st := m.st
+	switch {
+	case m.replay != nil:
+		label := fmt.Sprintf("▶ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
+		if !m.replay.playing {
+			label = fmt.Sprintf("❚❚ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
+		}
+		return st.BadgeReplay.Render(label)
+	case m.paused:
+		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", m.waiting))
+	case m.closed:
+		return st.Bad.Render("■ STOPPED")
+	case m.controlPlaneLost:
+		return st.Bad.Render("✕ NO CONTROL PLANE")
+	}
+	return st.BadgeLive.Render("● LIVE")
+}
+
+// switchLine shows every switch with its value; the one just changed stands out.
+func (m Model) switchLine() string {
+	st := m.st
+	type pair struct{ name, value string }
+	var pairs []pair
+	if m.replay != nil || len(m.switches) == 0 {
+		names, values := m.state.Switches()
+		for _, n := range names {
+			pairs = append(pairs, pair{n, values[n]})
+		}
+	} else {
+		for _, s := range m.switches {
+			pairs = append(pairs, pair{s.Name, s.Value})
+		}
+	}
+	if len(pairs) == 0 {
+		return " " + st.Faint.Render("switches: none reported yet")
+	}
+	recent := m.changed != "" && m.clock().Sub(m.changedAt) < statusFor
+	render := func(short bool) string {
+		parts := make([]string, 0, len(pairs))
+		for _, p := range pairs {
+			name, value := p.name, p.value
+			if p.name == switchTimescale {
+				value += "×"
+			}
+			if short {
+				name = firstNonEmpty(shortSwitchNames[name], name)
+			}
+			vs := st.Value
+			if recent && p.name == m.changed {
+				vs = st.Changed
+				value = "‹" + value + "›"
+			}
+			parts = append(parts, st.Label.Render(name+"=")+vs.Render(value))
+		}
+		sep := "  "
+		if short {
+			sep = " "
+		}
+		return " " + strings.Join(parts, sep)
+	}
+	if line := render(false); ansi.StringWidth(line) <= m.width {
+		return line
+	}
+	return render(true)
+}
+
+// shortSwitchNames keep the switch line on one row of a narrow terminal.
+var shortSwitchNames = map[string]string{switchRateLimit: "limiter", switchExternal: "ext", switchTimescale: "speed"}

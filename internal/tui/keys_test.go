@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+func TestHelpListsTheLessonKeys(t *testing.T) {
+	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m, _ = press(m, "?")
+	if !strings.Contains(m.View(), "lesson pane: the lab's text beside the operator") {
+		t.Fatal("the overlay does not mention L")
+	}
+	m, _ = press(m, "?")
+	m = pressSettled(t, m, "L")
+	m, _ = press(m, "?")
+	view := m.View()
+	for _, want := range []string{"see this: run the section's demo", "next section (. too)", "previous section (, too)",
+		"scroll the lesson down", "scroll the lesson a page down", "close the lesson pane (esc too)"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the overlay lacks %q", want)
+		}
+	}
+	if strings.Contains(view, "select previous object") {
+		t.Error("the overlay offers ↑ for selecting while it scrolls the lesson")
+	}
+}
+
+// TestNoTwoEnabledBindingsShareAKey in every mode: a key does one thing.
+func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
+	for _, mode := range []struct {
+		name         string
+		replay, open bool
+		// exercises: a workspace is known; its layer is opened unless the lesson is.
+		exercises bool
+	}{{"live", false, false, false}, {"live+lesson", false, true, false}, {"replay", true, false, false},
+		{"replay+lesson", true, true, false}, {"live+exercises", false, false, true}, {"live+lesson+workspace", false, true, true},
+		{"replay+exercises", true, false, true}} {
+		opts := Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Renderer: asciiRenderer(), Lang: "en"}
+		if mode.replay {
+			opts.Controls, opts.Trace = nil, lifecycleScript().Events()
+		}
+		if mode.exercises {
+			opts.Exercises = lab31Exercises()
+		}
+		m := update(New(opts), tea.WindowSizeMsg{Width: 80, Height: 24})
+		switch {
+		case mode.open:
+			m = pressSettled(t, m, "L")
+		case mode.exercises:
+			m, _ = press(m, "x")
+		}
+		owner := map[string]string{}
+		for _, b := range allBindings(m.keys) {
+			if !b.Enabled() {
+				continue
+			}
+			for _, k := range b.Keys() {
+				if prev, dup := owner[k]; dup {
+					t.Errorf("%s: key %q is bound to both %q and %q", mode.name, k, prev, b.Help().Desc)
+				}
+				owner[k] = b.Help().Desc
+			}
+		}
+		if !mode.replay && mode.open && owner["w"] == "" {
+			t.Errorf("%s: w is not bound", mode.name)
+		}
+		if (!mode.replay || mode.exercises) && owner["x"] == "" {
+			t.Errorf("%s: x is not bound", mode.name)
+		}
+	}
+}
+
+func allBindings(k KeyMap) []key.Binding {
+	return []key.Binding{k.Requeue, k.Breaker, k.RateLimit, k.External, k.Backoff, k.Faster, k.Slower,
+		k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step, k.NextPane, k.PrevPane, k.Up, k.Down,
+		k.PrevRecon, k.NextRecon, k.Follow, k.PrevEvent, k.NextEvent, k.First, k.Last, k.Play,
+		k.Help, k.Quit, k.CloseLayer, k.Lesson, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown,
+		k.PageUp, k.PageDown, k.Demo, k.Exercises}
+}

@@ -1,0 +1,195 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/operator-lab/lab/internal/tui/state"
+)
+
+// Phases of the 4.4 state machine, in order along the happy path, and the
+// states off it.
+var (
+	happyPath = []string{"Pending", "Provisioning", "Configuring", "Deploying", "Verifying", "Ready"}
+	sidePath  = []string{"Failed", "Updating"}
+	shortName = map[string]string{
+		"Pending": "Pend", "Provisioning": "Prov", "Configuring": "Conf", "Deploying": "Depl",
+		"Verifying": "Verif", "Ready": "Ready", "Failed": "Fail", "Updating": "Upd",
+	}
+)
+
+// objectLines: every object on one line, the selected one expanded with its
+// state machine, phase history and conditions.
+func (m Model) objectLines(w, h int) []string {
+	st := m.st
+	objects := m.state.Objects()
+	if len(objects) == 0 {
+		hint := "No objects yet."
+		if m.replay == nil {
+			hint += " Press c to create one."
+		}
+		return []string{st.Faint.Render(hint)}
+	}
+	sel, _ := m.selectedObject()
+	selIdx := 0
+	for i, o := range objects {
+		if o == sel {
+			selIdx = i
+		}
+	}
+	detail := m.objectDetail(sel, w)
+	room := max(h-len(detail), 1)
+	// A window of object lines that keeps the selected one visible.
+	first := 0
+	if len(objects) > room {
+		first = min(max(selIdx-room/2, 0), len(objects)-room)
+	}
+	var lines []string
+	for i := first; i < len(objects) && len(lines) < room; i++ {
+		lines = append(lines, m.objectLine(objects[i], objects[i] == sel))
+		if objects[i] == sel {
+			lines = append(lines, detail...)
+		}
+	}
+	if len(objects) > room {
+		lines[0] = pad(lines[0], w-8) + st.Faint.Render(fmt.Sprintf(" %d/%d", selIdx+1, len(objects)))
+	}
+	return lines
+}
+
+func (m Model) objectLine(o *state.Object, selected bool) string {
+	st := m.st
+	mark, keyStyle := "  ", st.Plain
+	if selected {
+		mark, keyStyle = st.Selected.Render("▸ "), st.Selected
+	}
+	line := mark + keyStyle.Render(m.displayKey(o.Key))
+	if o.Kind != "" {
+		line += st.Faint.Render(" " + o.Kind)
+	}
+	if o.Deleted {
+		return line + st.Faint.Render("  deleted")
+	}
+	if o.Phase != "" {
+		line += "  " + m.phaseStyle(o.Phase).Render(o.Phase) + st.Faint.Render(" "+formatDuration(m.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond)))
+	}
+	if o.LastResult != "" {
+		line += st.Faint.Render("  last: ") + st.Result(o.LastResult).Render(o.LastResult)
+	}
+	return line
+}
+
+func (m Model) phaseStyle(phase string) Ink {
+	switch phase {
+	case "Ready":
+		return m.st.OK
+	case "Failed":
+		return m.st.Bad
+	}
+	return m.st.Warn
+}
+
+// objectDetail: the state machine with the current phase in brackets, the
+// history of transitions with the time spent in each, and the conditions.
+func (m Model) objectDetail(o *state.Object, w int) []string {
+	st := m.st
+	if o == nil {
+		return nil
+	}
+	var lines []string
+	if o.Phase != "" || o.History.Len() > 0 {
+		visited := map[string]bool{}
+		for _, c := range o.History.Slice() {
+			visited[c.From], visited[c.To] = true, true
+		}
+		cells := func(phases []string, short bool) []string {
+			out := make([]string, len(phases))
+			for i, p := range phases {
+				name := p
+				if short {
+					name = shortName[p]
+				}
+				out[i] = m.phaseCell(name, p == o.Phase, visited[p])
+			}
+			return out
+		}
+		arrow := st.Faint.Render(" › ")
+		side := "  " + st.Faint.Render("also ") + strings.Join(cells(sidePath, false), st.Faint.Render(" · "))
+		full := "  " + strings.Join(cells(happyPath, false), arrow)
+		switch {
+		case ansi.StringWidth(full) <= w:
+			lines = append(lines, full, side)
+		case w >= 44:
+			// Two rows keep the full names readable in a narrow pane.
+			c := cells(happyPath, false)
+			lines = append(lines, "  "+strings.Join(c[:3], arrow)+arrow, "    "+strings.Join(c[3:], arrow), side)
+		default:
+			lines = append(lines, "  "+strings.Join(cells(happyPath, true), arrow), side)
+		}
+		if o.History.Len() > 0 {
+			lines = append(lines, "  "+m.phaseHistory(o, w-2))
+		}
+	} else {
+		lines = append(lines, "  "+st.Faint.Render(fmt.Sprintf("%d reconcile(s), no phase reported yet", o.Reconciles)))
+	}
+	if len(o.Conditions) > 0 {
+		var parts []string
+		for _, c := range o.Conditions {
+			s := st.OK
+			mark := "✓"
+			if c.Status != "True" {
+				s, mark = st.Warn, "✗"
+			}
+			text := fmt.Sprintf("%s %s=%s", mark, c.Type, c.Status)
+			if c.Reason != "" {
+				text += " " + c.Reason
+			}
+			parts = append(parts, s.Render(text))
+		}
+		lines = append(lines, "  "+st.Faint.Render("conditions ")+strings.Join(parts, "  "))
+	}
+	if o.LastError != "" {
+		lines = append(lines, "  "+st.Bad.Render("last error: "+o.LastError))
+	}
+	return lines
+}
+
+func (m Model) phaseCell(name string, current, visited bool) string {
+	switch {
+	case current:
+		return m.st.PhaseCurrent.Render("[" + name + "]")
+	case visited:
+		return m.st.PhaseVisited.Render(name)
+	}
+	return m.st.PhaseAhead.Render(name)
+}
+
+// phaseHistory: "Pending 0.5s → Provisioning 1.2s → … → Ready (now 12s)",
+// keeping the newest transitions when it does not fit.
+func (m Model) phaseHistory(o *state.Object, w int) string {
+	st := m.st
+	changes := o.History.Slice()
+	parts := make([]string, 0, len(changes)+1)
+	for _, c := range changes {
+		if c.From == "" {
+			continue
+		}
+		parts = append(parts, c.From+" "+formatDuration(c.InFrom))
+	}
+	parts = append(parts, o.Phase+" (now "+formatDuration(m.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond))+")")
+	// Keep the newest transitions that fit; "…" marks the ones left out.
+	dropped := false
+	for {
+		text := strings.Join(parts, " → ")
+		if dropped {
+			text = "… → " + text
+		}
+		if len(parts) == 1 || ansi.StringWidth(text)+8 <= w {
+			return st.Faint.Render("history ") + text
+		}
+		parts, dropped = parts[1:], true
+	}
+}
