@@ -61,7 +61,7 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 			c, ns := runnerNamespace(t)
 			bus := observe.NewBus()
 			rec := observe.NewRecorder(bus)
-			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig, Bus: bus})
+			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig(t), Bus: bus})
 			if err != nil {
 				t.Fatalf("start the runner: %v", err)
 			}
@@ -185,7 +185,7 @@ func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what s
 // namespace for one runner, with the checks' own toolkit.
 func runnerNamespace(t *testing.T) (client.Client, string) {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
