@@ -3,7 +3,8 @@ package eventtext
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ func (s *Summary) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "  phases:      %s\n", total)
 	}
 	if len(s.readyAfter) > 0 {
-		keys := sortedKeys(s.readyAfter)
+		keys := slices.Sorted(maps.Keys(s.readyAfter))
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("%s %s", k, round(s.readyAfter[k])))
@@ -123,7 +124,7 @@ func (s *Summary) phaseTotals() string {
 			delete(total, p)
 		}
 	}
-	for _, p := range sortedKeys(total) {
+	for _, p := range slices.Sorted(maps.Keys(total)) {
 		parts = append(parts, fmt.Sprintf("%s %s", p, round(total[p])))
 	}
 	return strings.Join(parts, ", ")
@@ -140,7 +141,7 @@ func counts(m map[string]int, order []string) string {
 		}
 		seen[k] = true
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !seen[k] && m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 		}
@@ -149,15 +150,6 @@ func counts(m map[string]int, order []string) string {
 		return "none"
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func round(d time.Duration) time.Duration {

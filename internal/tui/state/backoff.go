@@ -1,6 +1,8 @@
 package state
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -55,7 +57,7 @@ func (s *State) Series(key string) (*Series, bool) {
 // AllSeries returns every held series, most recently updated first.
 func (s *State) AllSeries() []*Series {
 	out := make([]*Series, 0, len(s.series))
-	for _, k := range sortedKeys(s.series) {
+	for _, k := range slices.Sorted(maps.Keys(s.series)) {
 		out = append(out, s.series[k])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"sort"
 	"time"
 
 	"github.com/operator-lab/lab/operator/observe"
@@ -247,14 +246,4 @@ func (s *State) onSwitch(e observe.Event) {
 		s.switchOrder = append(s.switchOrder, e.Name)
 	}
 	s.switches[e.Name] = e.Value
-}
-
-// sortedKeys returns map keys in a stable order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
