@@ -116,9 +116,19 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		ControlPlaneStartTimeout: 60 * time.Second,
 		ControlPlaneStopTimeout:  20 * time.Second,
 	}
-	// envtest binds both to loopback addresses with free ports.
-	env.ControlPlane.GetAPIServer().Path = apiserverPath
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcdPath}
+	// envtest binds both to loopback addresses with free ports. Their data
+	// and certificates go into this control plane's folder, which Stop
+	// removes whatever happened: envtest's own temp folders outlive a
+	// failed start.
+	certDir, dataDir := filepath.Join(dir, "certs"), filepath.Join(dir, "etcd")
+	for _, d := range []string{certDir, dataDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, fmt.Errorf("create the control-plane directory: %w", err)
+		}
+	}
+	apiserver := env.ControlPlane.GetAPIServer()
+	apiserver.Path, apiserver.CertDir = apiserverPath, certDir
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcdPath, DataDir: dataDir}
 	cp.env = env
 
 	t = time.Now()

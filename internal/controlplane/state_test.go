@@ -363,6 +363,8 @@ func TestStartNamesABrokenBinaryAndTheFix(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("KUBEBUILDER_ASSETS", assets)
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp) // a failed start must leave nothing behind
 			cp, err := Start(ctx, Options{})
 			if err == nil {
 				_ = cp.Stop()
@@ -373,6 +375,9 @@ func TestStartNamesABrokenBinaryAndTheFix(t *testing.T) {
 			}
 			if errors.Unwrap(err) == nil {
 				t.Fatalf("Start error wraps nothing: %v", err)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("the failed start left %s in the temp folder", left[0].Name())
 			}
 			t.Log(err)
 		})
