@@ -34,10 +34,17 @@ func TestMain(m *testing.M) {
 	if code, ok := proc.RunIfSupervisor(); ok {
 		os.Exit(code)
 	}
+	// Build folders and state of this binary's own, not the user's.
+	cleanup, err := labtest.HermeticProcess()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "checker tests:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	if controlPlane != nil {
 		_ = controlPlane.Stop()
 	}
+	cleanup()
 	os.Exit(code)
 }
 
