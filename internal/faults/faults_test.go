@@ -41,12 +41,11 @@ func runSuite(m *testing.M) int {
 	}
 	fmt.Printf("fault suite seed %d (rerun with LAB_FAULT_SEED=%d)\n", seed, seed)
 	defer labtest.RemoveBinary()
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "go env GOCACHE:", err)
+	var err error
+	if goCache, err = labtest.UserGoCache(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	goCache = strings.TrimSpace(string(out))
 	bin, err := labtest.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

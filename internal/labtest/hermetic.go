@@ -15,7 +15,7 @@ import (
 func Hermetic(t *testing.T) {
 	t.Helper()
 	if os.Getenv("GOCACHE") == "" {
-		cache, err := userGoCache()
+		cache, err := UserGoCache()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func Hermetic(t *testing.T) {
 // folders; call it after m.Run.
 func HermeticProcess() (cleanup func(), err error) {
 	if os.Getenv("GOCACHE") == "" {
-		cache, err := userGoCache()
+		cache, err := UserGoCache()
 		if err != nil {
 			return nil, err
 		}
@@ -59,8 +59,8 @@ func HermeticProcess() (cleanup func(), err error) {
 	return cleanup, nil
 }
 
-// userGoCache is the Go build cache `go` uses with the current environment.
-func userGoCache() (string, error) {
+// UserGoCache is the Go build cache `go` uses with the current environment.
+func UserGoCache() (string, error) {
 	out, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOCACHE: %w", err)
