@@ -97,7 +97,10 @@ func TestDatabaseReachesReadyThroughEveryPhaseThenStaysQuiet(t *testing.T) {
 	}
 
 	// 50 more reconciles of the Ready object: reads only. They run under a
-	// scope of their own so their events can be told from the manager's.
+	// scope of their own so their events can be told from the manager's, and
+	// only once the cache they read has the Ready object and what it owns.
+	env.WaitForCache(t, waitLong, db, secret,
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace, Name: database.WorkloadName("orders")}})
 	before := len(env.Recorder.Events())
 	for i := 0; i < 50; i++ {
 		ctx := observe.WithScope(ctx, observe.Scope{Controller: "test", Key: key, ReconcileID: fmt.Sprintf("direct-%d", i)})

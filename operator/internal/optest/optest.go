@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -151,4 +152,28 @@ func Of(events []observe.Event, kind observe.Kind) []observe.Event {
 		}
 	}
 	return out
+}
+
+// WaitForCache waits until the manager's cache holds each object at the
+// resourceVersion the API server has now. A reconcile called directly reads
+// through that cache; right after an event it can still hold an older copy.
+func (e *Env) WaitForCache(t testing.TB, timeout time.Duration, objs ...client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, obj := range objs {
+			key := client.ObjectKeyFromObject(obj)
+			fresh, cached := obj.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
+			if err := e.Client.Get(ctx, key, fresh); err != nil {
+				return false, fmt.Errorf("get %s: %w", key, err)
+			}
+			if err := e.Manager.GetCache().Get(ctx, key, cached); err != nil || cached.GetResourceVersion() != fresh.GetResourceVersion() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for the manager's cache to catch up: %v", err)
+	}
 }
