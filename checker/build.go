@@ -14,7 +14,7 @@ import (
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/labs/runkit"
 	"github.com/operator-lab/lab/labs/workspace"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // supportModule is the module the hidden checks import their helpers from.
@@ -31,7 +31,7 @@ const supportDir = "_lab"
 func supportPackages() (map[string]fs.FS, error) {
 	// The observation layer the hidden checks wrap the learner's code with.
 	return map[string]fs.FS{
-		"operator/observe":      observe.Sources,
+		"observe":               observe.Sources,
 		"labs/checkkit":         checkkit.Sources,
 		"labs/checkkit/cluster": cluster.Sources,
 		"labs/runkit":           runkit.Sources,

@@ -19,7 +19,7 @@ import (
 	"github.com/operator-lab/lab/internal/learnerctl"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // TestRunnerRunsTheLearnersController builds each lab's runner from a

@@ -13,8 +13,8 @@ import (
 
 	"github.com/operator-lab/lab/internal/eventtext"
 	"github.com/operator-lab/lab/internal/tui"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
-	"github.com/operator-lab/lab/operator/observe"
 )
 
 // ReplayOptions are the arguments of `lab replay`.

@@ -3,7 +3,7 @@ package cmd
 import (
 	"testing"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // TestReplayReadsTheSessionEvent: a trace's session event names its lab

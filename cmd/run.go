@@ -16,8 +16,8 @@ import (
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/eventtext"
 	"github.com/operator-lab/lab/internal/session"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 	"github.com/operator-lab/lab/operator/switches"
 )

@@ -20,8 +20,8 @@ import (
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
 

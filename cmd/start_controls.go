@@ -8,7 +8,7 @@ import (
 	"github.com/operator-lab/lab/internal/learnerctl"
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 	"github.com/operator-lab/lab/operator/switches"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 )
 

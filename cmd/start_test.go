@@ -13,7 +13,7 @@ import (
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/labs/workspace"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/operator-lab/lab/content"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 	"github.com/operator-lab/lab/operator/switches"
 )

@@ -6,10 +6,10 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/database"
 	"github.com/operator-lab/lab/operator/internal/optest"
-	"github.com/operator-lab/lab/operator/observe"
 )
 
 // BenchmarkReconcileReadyDatabase measures one reconcile of a Ready Database

@@ -13,11 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/database"
 	"github.com/operator-lab/lab/operator/internal/optest"
-	"github.com/operator-lab/lab/operator/observe"
 )
 
 func newDatabase(ns, name string) *v1alpha1.Database {

@@ -2,7 +2,7 @@
 // (operator/api/v1alpha1, CRDs in operator/crds), the lab 3.1 HelloWorld
 // controller (operator/hello), the lab 4.4 Database controller
 // (operator/database), the pattern switches (operator/switches) and the
-// simulated world (operator/world), all observed through operator/observe.
+// simulated world (operator/world), all observed through observe/.
 //
 // Typical use (what `lab run` and the TUI do):
 //

@@ -6,8 +6,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
 

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/internal/optest"
-	"github.com/operator-lab/lab/operator/observe"
 )
 
 func clientKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }

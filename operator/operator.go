@@ -10,11 +10,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/database"
 	"github.com/operator-lab/lab/operator/hello"
 	"github.com/operator-lab/lab/operator/internal/wiring"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 	"github.com/operator-lab/lab/operator/world"
 )

@@ -10,10 +10,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/internal/optest"
-	"github.com/operator-lab/lab/operator/observe"
 )
 
 // queueCallsAfter returns the queue calls controller-runtime made for key as

@@ -29,7 +29,7 @@ import (
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/labtest"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 var cp *controlplane.ControlPlane

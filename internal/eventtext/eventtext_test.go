@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/internal/eventtext"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/muesli/termenv"
-	"github.com/operator-lab/lab/operator/observe"
+
+	"github.com/operator-lab/lab/observe"
 )
 
 // Options control how a line looks.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Summary accumulates what a run did, one event at a time (so a long run

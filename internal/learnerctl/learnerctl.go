@@ -20,7 +20,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs/runkit"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Options say what to run and where.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs/runkit"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // TestForwardRenumbersCauses: events from the program get lab's own

@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/crds"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/scheme"
 	"github.com/operator-lab/lab/operator/switches"
 )

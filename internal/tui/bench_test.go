@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // historyScript: 100 Databases, each walked to Ready (about 1,100 events

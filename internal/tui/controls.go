@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Switch is one pattern switch of the running operator.

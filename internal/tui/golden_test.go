@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Golden views: fixed size, fixed clock, no colour (termenv.Ascii), so the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/internal/tui/synth"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 func TestSwitchKeysCycleTheOperatorSwitches(t *testing.T) {

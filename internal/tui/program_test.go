@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // TestProgramShowsLiveEventsAndQuits runs the model in a real bubbletea

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/operator-lab/lab/internal/tui/state"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 func newReplayModel(w, h int, trace []observe.Event) Model {

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/operator-lab/lab/internal/tui/state"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // sequenceLines draws reconciles as sequence diagrams over the five lanes,

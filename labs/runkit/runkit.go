@@ -4,7 +4,7 @@
 // package and the observation layer; the program then runs the learner's
 // reconciler under a manager and speaks a line protocol with lab:
 //
-//   - stdout: the observation events, as JSON Lines (operator/observe);
+//   - stdout: the observation events, as JSON Lines (lab's observe package);
 //   - stdin: commands, one per line: "pause", "resume", "step",
 //     "set NAME=VALUE"; end of input stops the program;
 //   - stderr: the ready line once the controller runs (ReadyLine, then the
@@ -45,7 +45,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // ReadyLine is what the program writes on stderr once the controller's

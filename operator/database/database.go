@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/breaker"
 	"github.com/operator-lab/lab/operator/internal/status"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
 

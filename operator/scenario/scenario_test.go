@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/internal/optest"
-	"github.com/operator-lab/lab/operator/observe"
 	"github.com/operator-lab/lab/operator/scenario"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Requeue is how a controller reports "not done yet / failed", for example

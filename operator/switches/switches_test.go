@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/switches"
 )
 

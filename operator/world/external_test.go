@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/switches"
 	"github.com/operator-lab/lab/operator/world"
 )

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Object is one reconciled object (a HelloWorld, a Database) as the events

@@ -3,7 +3,7 @@ package state
 import (
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Breaker states, as the operator reports them in breaker events.

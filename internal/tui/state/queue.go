@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // QueueState is where an item is in the work queue.

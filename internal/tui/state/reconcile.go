@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Reconcile is one call of Reconcile seen end to end: what put its key in

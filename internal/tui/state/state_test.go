@@ -7,7 +7,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/internal/tui/synth"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 // Script accumulates events on a virtual clock.

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/operator-lab/lab/labs/runkit"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 
 	learnv1alpha1 "example.com/lab31/api/v1alpha1"
 	"example.com/lab31/results"

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/operator-lab/lab/labs/runkit"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 
 	learnv1alpha1 "example.com/lab44/api/v1alpha1"
 	"example.com/lab44/backoff"

@@ -18,7 +18,7 @@ import (
 
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 
 	learnv1alpha1 "example.com/lab44/api/v1alpha1"
 	"example.com/lab44/external"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/operator-lab/lab/operator/observe"
+	"github.com/operator-lab/lab/observe"
 )
 
 func TestBriefLeavesOutTheBookkeeping(t *testing.T) {
