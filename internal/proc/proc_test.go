@@ -108,6 +108,31 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 	}
 }
 
+// TestKillRightAfterStart kills commands the moment they start, while the
+// supervisor may still be starting up and not yet listening for the kill
+// request: the program still dies at once instead of running its course.
+func TestKillRightAfterStart(t *testing.T) {
+	marker := newMarker()
+	t.Cleanup(func() { killMarked(marker) })
+	for range 20 {
+		cmd := Command(context.Background(), "sleep", marker)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := Kill(cmd); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if took := time.Since(start); took > 4*time.Second {
+			t.Fatalf("a command killed right after its start ended after %s", took.Round(time.Millisecond))
+		}
+		if left := withMarker(marker); len(left) > 0 {
+			t.Fatalf("processes outlived the killed command: %v", left)
+		}
+	}
+}
+
 func TestExitingChildTakesItsDescendantsAlong(t *testing.T) {
 	marker := newMarker()
 	t.Cleanup(func() { killMarked(marker) })

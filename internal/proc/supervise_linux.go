@@ -41,8 +41,36 @@ const (
 // dies and when the command is cancelled.
 func supervisedAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: parentDied}
-	cmd.Cancel = func() error { return cmd.Process.Signal(killNow) }
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(killNow); err != nil {
+			return err
+		}
+		go insist(cmd.Process)
+		return nil
+	}
 	cmd.WaitDelay = DefaultWaitDelay
+}
+
+// insist repeats a kill request until the supervisor is gone. A supervisor
+// still starting up has not subscribed to killNow yet, and the Go runtime
+// drops a signal nobody subscribed to, so one request can be lost; one
+// that is still not obeyed after a while becomes SIGKILL (its child then
+// dies of its own parent-death signal).
+func insist(p *os.Process) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(stopGrace)
+	for {
+		select {
+		case <-tick.C:
+			if err := p.Signal(killNow); err != nil {
+				return // gone (os.ErrProcessDone)
+			}
+		case <-deadline:
+			_ = p.Signal(syscall.SIGKILL)
+			return
+		}
+	}
 }
 
 // supervise runs argv as a child and returns its exit code once it and
