@@ -14,6 +14,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/muesli/termenv v0.16.0
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/mod v0.37.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.45.0
 	golang.org/x/time v0.16.0

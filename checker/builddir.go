@@ -23,13 +23,25 @@ func CacheRoot() string {
 	return filepath.Join(cache, "lab", "check")
 }
 
-// buildPurposes tell apart the builds of one workspace that may run at
-// once: "" for checks, runnerPurpose for `lab start --mine`.
-var buildPurposes = []string{"", runnerPurpose}
+// Purpose tells apart the private builds of one workspace that may run at
+// the same time (a check while `lab start --mine` runs): each has its own
+// folder and lock.
+type Purpose string
+
+const (
+	// ForChecks is the build `lab check` grades in.
+	ForChecks Purpose = ""
+	// ForRunner is the build `lab start --mine` compiles the learner's
+	// controller in (internal/mine).
+	ForRunner Purpose = "runner"
+)
+
+// buildPurposes are all of them, for removing a workspace's build files.
+var buildPurposes = []Purpose{ForChecks, ForRunner}
 
 // buildDirOf returns the private build folder of a workspace for one
 // purpose: <CacheRoot>/<folder name>-<hash of its path>[-<purpose>].
-func buildDirOf(workspaceDir, purpose string) (string, error) {
+func buildDirOf(workspaceDir string, purpose Purpose) (string, error) {
 	abs, err := filepath.Abs(workspaceDir)
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", workspaceDir, err)
@@ -37,7 +49,7 @@ func buildDirOf(workspaceDir, purpose string) (string, error) {
 	sum := sha256.Sum256([]byte(abs))
 	dir := filepath.Join(CacheRoot(), filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6]))
 	if purpose != "" {
-		dir += "-" + purpose
+		dir += "-" + string(purpose)
 	}
 	return dir, nil
 }
@@ -48,8 +60,7 @@ func buildDirOf(workspaceDir, purpose string) (string, error) {
 // by hand). The folders are stable per workspace on purpose: the go build
 // cache keys compiled packages by their folder, and `go test -c` relinks
 // only binaries that are out of date.
-// purpose is one of buildPurposes.
-func lockBuildDir(workspaceDir, purpose string) (dir, binDir string, unlock func(), err error) {
+func lockBuildDir(workspaceDir string, purpose Purpose) (dir, binDir string, unlock func(), err error) {
 	return lockBuildDirWaiting(context.Background(), workspaceDir, purpose, nil)
 }
 
@@ -59,7 +70,7 @@ const lockPoll = 100 * time.Millisecond
 // lockBuildDirWaiting is lockBuildDir that, when another build holds the
 // lock, first calls waiting (if set), once, then waits until the lock is
 // free or ctx ends.
-func lockBuildDirWaiting(ctx context.Context, workspaceDir, purpose string, waiting func()) (dir, binDir string, unlock func(), err error) {
+func lockBuildDirWaiting(ctx context.Context, workspaceDir string, purpose Purpose, waiting func()) (dir, binDir string, unlock func(), err error) {
 	dir, err = buildDirOf(workspaceDir, purpose)
 	if err != nil {
 		return "", "", nil, err

@@ -123,7 +123,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
 
-	buildDir, binDir, unlock, err := lockBuildDirWaiting(ctx, opts.Dir, "", func() {
+	build, err := NewBuild(ctx, opts.Lab, opts.Dir, ForChecks, checkFiles(exercises), func() {
 		if opts.Log != nil {
 			fmt.Fprintln(opts.Log, "waiting for another lab check of this workspace to finish…")
 		}
@@ -134,22 +134,19 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 		}
 		return nil, err
 	}
-	defer unlock()
+	defer build.Close()
 	if opts.KeepBuildDir {
-		report.BuildDir = buildDir
+		report.BuildDir = build.Dir
 	} else {
 		// The next check recreates it at the same path, which is what keeps
 		// the build cache warm; in between it only takes disk space.
-		defer os.RemoveAll(buildDir)
-	}
-	if err := prepare(opts.Lab, opts.Dir, buildDir, checkFiles(exercises)); err != nil {
-		return nil, err
+		defer os.RemoveAll(build.Dir)
 	}
 
-	env := testEnv(opts.Kubeconfig, opts.Env)
-	paths := pathMapper{buildDir: buildDir, module: opts.Lab.Module}
+	env := GoEnv(opts.Kubeconfig, opts.Env)
+	paths := build.paths
 	for _, g := range groupsOf(exercises, opts.Timeout, opts.Race) {
-		runs, stderr, runErr := runGroup(ctx, opts.Lab, buildDir, binDir, g, env)
+		runs, stderr, runErr := runGroup(ctx, opts.Lab, build.Dir, build.BinDir, g, env)
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
 		}
@@ -220,7 +217,7 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 		res.Status = StatusError
 		out := paths.mapText(run.buildOutput.String())
 		res.Output = trim(out)
-		first := firstCompileError(out)
+		first := FirstCompileError(out)
 		switch {
 		case first == "":
 			res.Reason = "does not build, and go said nothing about why: run `go build ./...` in the workspace to see"
@@ -441,7 +438,9 @@ func raceReport(output string) string {
 
 var compileErrorRe = regexp.MustCompile(`(?m)^(\S+\.go:\d+(:\d+)?: .*)$`)
 
-func firstCompileError(out string) string {
+// FirstCompileError is the first compiler error ("file:line:col: message")
+// in what go printed, or else its first line.
+func FirstCompileError(out string) string {
 	if m := compileErrorRe.FindStringSubmatch(out); m != nil {
 		return m[1]
 	}

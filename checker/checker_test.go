@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/operator-lab/lab/checker/checkertest"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -18,7 +19,6 @@ import (
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
-	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // The control plane the checks in this package run against is started by
@@ -67,7 +67,7 @@ func startControlPlane() (*controlplane.ControlPlane, error) {
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, lab := range all {
-		labCRDs, err := checker.CRDs(lab)
+		labCRDs, err := lab.CustomResourceDefinitions()
 		if err != nil {
 			return nil, err
 		}
@@ -80,58 +80,7 @@ func startControlPlane() (*controlplane.ControlPlane, error) {
 	return cp, nil
 }
 
-func lab31(t *testing.T) *labs.Lab { return labByID(t, "3.1") }
-
-func labByID(t testing.TB, id string) *labs.Lab {
-	t.Helper()
-	lab, err := labs.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lab
-}
-
-// newWorkspace creates a workspace whose exercise files are the
-// solutions (solved) or the starters, then applies overrides (file → content).
-func newWorkspace(t testing.TB, lab *labs.Lab, solved bool, overrides map[string]string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "lab-"+lab.ID)
-	if _, err := workspace.Create(lab, dir, "en"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := checker.RemoveBuildFiles(dir); err != nil {
-			t.Errorf("remove build files: %v", err)
-		}
-	})
-	for _, e := range lab.Exercises {
-		for _, f := range e.Files {
-			b, err := e.Starter(f)
-			if solved {
-				b, err = e.Solution(f)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, dir, f, string(b))
-		}
-	}
-	for f, content := range overrides {
-		writeFile(t, dir, f, content)
-	}
-	return dir
-}
-
-func writeFile(t testing.TB, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func lab31(t *testing.T) *labs.Lab { return checkertest.Lab(t, "3.1") }
 
 // solutionWith returns an exercise file's solution with old replaced by new.
 func solutionWith(t *testing.T, lab *labs.Lab, file, old, new string) string {
@@ -197,7 +146,7 @@ func expectResult(t *testing.T, r *checker.Report, id, status string, reasonPart
 // file named like a hidden check — which must change nothing.
 func TestMixedSubmission(t *testing.T) {
 	lab := lab31(t)
-	dir := newWorkspace(t, lab, true, map[string]string{
+	dir := checkertest.Workspace(t, lab, true, map[string]string{
 		// Panics only for a missing Greeting, so the check that asks for
 		// one directly panics at once (a panic inside a controller's
 		// reconcile is recovered by controller-runtime).
@@ -249,7 +198,7 @@ func TestMixedSubmission(t *testing.T) {
 // (an empty build cache: every dependency compiled again).
 func BenchmarkCheck(b *testing.B) {
 	for _, id := range []string{"3.1", "4.4"} {
-		lab := labByID(b, id)
+		lab := checkertest.Lab(b, id)
 		run := func(b *testing.B, dir string, env []string) {
 			report, err := checker.Check(context.Background(), checker.Options{Lab: lab, Dir: dir, Kubeconfig: kubeconfig(b), Env: env})
 			if err != nil {
@@ -260,14 +209,14 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 		b.Run(id+"/warm", func(b *testing.B) {
-			dir := newWorkspace(b, lab, true, nil)
+			dir := checkertest.Workspace(b, lab, true, nil)
 			run(b, dir, nil)
 			for b.Loop() {
 				run(b, dir, nil)
 			}
 		})
 		b.Run(id+"/cold", func(b *testing.B) {
-			dir := newWorkspace(b, lab, true, nil)
+			dir := checkertest.Workspace(b, lab, true, nil)
 			for b.Loop() {
 				b.StopTimer()
 				cache := b.TempDir()
@@ -283,10 +232,10 @@ func BenchmarkCheck(b *testing.B) {
 // binary run.
 func TestEditAfterPassingIsCheckedAgain(t *testing.T) {
 	lab := lab31(t)
-	dir := newWorkspace(t, lab, true, nil)
+	dir := checkertest.Workspace(t, lab, true, nil)
 	e, _ := lab.Exercise("results")
 	only := []*labs.Exercise{e}
 	expectResult(t, check(t, checker.Options{Lab: lab, Dir: dir, Exercises: only}), "results", checker.StatusPass)
-	writeFile(t, dir, "results/reconciler.go", solutionWith(t, lab, "results/reconciler.go", "package results", "package results\n\nvar broken int = \"text\""))
+	labtest.WriteFile(t, dir, "results/reconciler.go", solutionWith(t, lab, "results/reconciler.go", "package results", "package results\n\nvar broken int = \"text\""))
 	expectResult(t, check(t, checker.Options{Lab: lab, Dir: dir, Exercises: only}), "results", checker.StatusError, "does not compile", "results/reconciler.go:")
 }

@@ -7,4 +7,9 @@
 // (does not compile, panicked, timed out), with the learner's own file:line
 // positions. Reports come as text for people, Exercism results.json (v3) and
 // JUnit XML.
+//
+// The private build itself (NewBuild: the copy, its support module, the
+// locked folders kept per workspace, BuildFiles and their removal) is shared
+// with `lab start --mine`, which compiles the learner's controller in a
+// build of its own (ForRunner, see internal/mine).
 package checker

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/checker/checkertest"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs"
@@ -22,7 +23,7 @@ import (
 func TestCheckAgainstAStoppedControlPlaneGradesNothing(t *testing.T) {
 	labtest.Hermetic(t)
 	lab := lab31(t)
-	crds, err := checker.CRDs(lab)
+	crds, err := lab.CustomResourceDefinitions()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestCheckAgainstAStoppedControlPlaneGradesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dir := newWorkspace(t, lab, true, nil)
+	dir := checkertest.Workspace(t, lab, true, nil)
 	earlier := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	progress := workspace.NewProgress(lab.ID)
 	progress.Record("results", workspace.StatusPass, earlier)

@@ -290,9 +290,10 @@ func buildPackage(importPath string) string {
 	return strings.TrimSuffix(importPath, "_test")
 }
 
-// testEnv is the environment of the go test run: the caller's, pointed at
-// the control plane, in module mode with the build's own go.mod.
-func testEnv(kubeconfig string, extra []string) []string {
+// GoEnv is the environment of the go commands and test binaries of a
+// private build: the caller's, pointed at kubeconfig's control plane, in
+// module mode with the build's own go.mod (no go.work), plus extra.
+func GoEnv(kubeconfig string, extra []string) []string {
 	env := os.Environ()
 	goflags := "-mod=mod"
 	var kept []string

@@ -11,18 +11,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
 	"github.com/operator-lab/lab/checker"
-	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // CheckOptions are the arguments of `lab check`.
 type CheckOptions struct {
+	IO       *iostreams.IOStreams
 	Lab      string
 	Dir      string
 	Exercise string
@@ -30,7 +30,8 @@ type CheckOptions struct {
 	Results  string
 	JUnit    string
 	Watch    bool
-	Lang     string
+	// Lang is the --lang value, replaced by the language it chooses.
+	Lang string
 	// KeepBuild keeps the private build folder, for debugging a check.
 	KeepBuild bool
 	// Kubeconfig, when set, uses that control plane (with the lab's CRDs
@@ -38,8 +39,9 @@ type CheckOptions struct {
 	Kubeconfig string
 }
 
-func newCheckCmd(streams IOStreams) *cobra.Command {
-	var opts CheckOptions
+// NewCmdCheck is `lab check`; runF, if set, runs instead of the real work.
+func NewCmdCheck(streams *iostreams.IOStreams, runF func(*CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "check [LAB]",
 		Short: "Grade your workspace on a real control plane",
@@ -56,7 +58,13 @@ The exit status is 0 only when every checked exercise passes.`,
 			if len(args) == 1 {
 				opts.Lab = args[0]
 			}
-			return runCheck(c.Context(), streams, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCheck(c.Context(), opts)
 		},
 	}
 	f := c.Flags()
@@ -73,12 +81,32 @@ The exit status is 0 only when every checked exercise passes.`,
 	return c
 }
 
-func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
-	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
-	if err != nil {
+// validate checks the flags before anything is built or started.
+func (o *CheckOptions) validate() error {
+	if err := checkLabArg(o.Lab); err != nil {
 		return err
 	}
-	lang, err := content.Lang(opts.Lang)
+	if err := resolveLang(&o.Lang); err != nil {
+		return err
+	}
+	if o.JSON && o.Watch {
+		return errors.New("--json prints one results.json and --watch a report per save: use --watch with --results FILE instead")
+	}
+	// A report file that cannot be written must not cost a whole check.
+	for _, f := range []struct{ flag, path string }{{"--results", o.Results}, {"--junit", o.JUnit}} {
+		if f.path == "" {
+			continue
+		}
+		if err := checkWritable(f.path); err != nil {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+	}
+	return nil
+}
+
+func runCheck(ctx context.Context, opts *CheckOptions) error {
+	streams := opts.IO
+	ref, err := workspace.Resolve(opts.Lab, opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -90,19 +118,10 @@ func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
 		}
 		exercises = []*labs.Exercise{e}
 	}
-	// A report file that cannot be written must not cost a whole check.
-	for _, f := range []struct{ flag, path string }{{"--results", opts.Results}, {"--junit", opts.JUnit}} {
-		if f.path == "" {
-			continue
-		}
-		if err := checkWritable(f.path); err != nil {
-			return fmt.Errorf("%s: %w", f.flag, err)
-		}
-	}
 
 	kubeconfig := opts.Kubeconfig
 	if kubeconfig == "" {
-		crds, err := checker.CRDs(ref.Lab)
+		crds, err := ref.Lab.CustomResourceDefinitions()
 		if err != nil {
 			return err
 		}
@@ -121,19 +140,14 @@ func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
 	}
 
 	check := func() (bool, error) {
-		return checkOnce(ctx, streams, opts, ref, exercises, kubeconfig, lang)
+		return checkOnce(ctx, opts, ref, exercises, kubeconfig)
+	}
+	if opts.Watch {
+		return checkOnEverySave(ctx, streams, ref.Dir, check)
 	}
 	passed, err := check()
 	if err != nil {
 		return err
-	}
-	if opts.Watch {
-		return watchWorkspace(ctx, streams.ErrOut, ref.Dir, func() {
-			fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
-			if _, err := check(); err != nil {
-				fmt.Fprintf(streams.ErrOut, "lab: %v\n", err)
-			}
-		})
 	}
 	if !passed {
 		return exitError{code: 1}
@@ -141,9 +155,35 @@ func runCheck(ctx context.Context, streams IOStreams, opts CheckOptions) error {
 	return nil
 }
 
+// watchDebounce gathers the burst of events one save makes (editors write,
+// rename and chmod) into one check.
+const watchDebounce = 300 * time.Millisecond
+
+// checkOnEverySave checks now and after every change of the workspace's
+// sources, until ctx ends. The watch begins first, so a save during the
+// first check is checked too.
+func checkOnEverySave(ctx context.Context, streams *iostreams.IOStreams, dir string, check func() (bool, error)) error {
+	changes, err := workspace.Watch(ctx, dir, workspace.SourceFiles, watchDebounce)
+	if err != nil {
+		return err
+	}
+	if _, err := check(); err != nil {
+		return err
+	}
+	fmt.Fprintf(streams.ErrOut, "watching %s for changes (Ctrl-C to stop)\n", displayDir(dir))
+	for range changes {
+		fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
+		if _, err := check(); err != nil {
+			fmt.Fprintf(streams.ErrOut, "lab: %v\n", err)
+		}
+	}
+	return nil
+}
+
 // checkOnce grades the workspace once, prints and writes the reports, and
 // records the grades in the progress file.
-func checkOnce(ctx context.Context, streams IOStreams, opts CheckOptions, ref *workspaceRef, exercises []*labs.Exercise, kubeconfig, lang string) (bool, error) {
+func checkOnce(ctx context.Context, opts *CheckOptions, ref *workspace.Ref, exercises []*labs.Exercise, kubeconfig string) (bool, error) {
+	streams := opts.IO
 	progress, notice, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
 	if err != nil {
 		return false, err
@@ -164,7 +204,7 @@ func checkOnce(ctx context.Context, streams IOStreams, opts CheckOptions, ref *w
 	if opts.JSON {
 		err = report.WriteExercism(streams.Out)
 	} else {
-		err = report.WriteHuman(streams.Out, checker.HumanOptions{Lang: lang, Progress: progress})
+		err = report.WriteHuman(streams.Out, checker.HumanOptions{Lang: opts.Lang, Progress: progress})
 	}
 	if err != nil {
 		return false, err
@@ -229,76 +269,4 @@ func writeReportFile(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write report %s: %w", name, err)
 	}
 	return nil
-}
-
-// watchDebounce gathers the burst of events one save makes (editors write,
-// rename and chmod) into one check.
-const watchDebounce = 300 * time.Millisecond
-
-// watchWorkspace calls onChange after every change to a Go file or go.mod
-// in the workspace, until ctx ends. A folder that appears (made, or moved
-// in) is watched too, and the Go files already in it when its watch begins
-// count as a change: they were written before any event could tell.
-func watchWorkspace(ctx context.Context, log io.Writer, dir string, onChange func()) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
-	}
-	defer w.Close()
-	// addTree watches root and the folders below it and reports whether
-	// they hold a file that a check reads.
-	addTree := func(root string) (found bool, err error) {
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return nil
-			case !d.IsDir():
-				found = found || isCheckedFile(d.Name())
-				return nil
-			case p != dir && strings.HasPrefix(d.Name(), "."):
-				return filepath.SkipDir
-			}
-			return w.Add(p)
-		})
-		return found, err
-	}
-	if _, err := addTree(dir); err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
-	}
-	fmt.Fprintf(log, "watching %s for changes (Ctrl-C to stop)\n", displayDir(dir))
-	var timer <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err, ok := <-w.Errors:
-			if !ok {
-				return nil
-			}
-			fmt.Fprintf(log, "lab: watch: %v\n", err)
-		case ev, ok := <-w.Events:
-			if !ok {
-				return nil
-			}
-			changed := isCheckedFile(filepath.Base(ev.Name))
-			if ev.Has(fsnotify.Create) {
-				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					found, _ := addTree(ev.Name)
-					changed = changed || found
-				}
-			}
-			if changed {
-				timer = time.After(watchDebounce)
-			}
-		case <-timer:
-			timer = nil
-			onChange()
-		}
-	}
-}
-
-// isCheckedFile reports whether a change to the file named name can change
-// what a check finds.
-func isCheckedFile(name string) bool {
-	return strings.HasSuffix(name, ".go") || name == "go.mod" || name == "go.sum"
 }

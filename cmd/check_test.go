@@ -3,11 +3,9 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -58,67 +56,6 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
-func TestWatchChecksAgainOnSave(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "pkg"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	changes := make(chan struct{}, 10)
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	var log strings.Builder
-	go func() {
-		done <- watchWorkspace(ctx, &syncWriter{w: &log, ready: ready}, dir, func() { changes <- struct{}{} })
-	}()
-	<-ready // watching
-	// A save of a non-Go file is ignored; a Go file in a subfolder counts,
-	// and so does one in a folder created after the watch began: whether
-	// the file is written before or after the watcher adds the folder, the
-	// check comes only once the folder is watched, so the second save there
-	// is seen by the folder's own watch.
-	for _, name := range []string{"notes.txt", "pkg/a.go", "newpkg/b.go", "newpkg/b.go"} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if name == "notes.txt" {
-			continue
-		}
-		select {
-		case <-changes:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no check after saving %s", name)
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if len(changes) != 0 {
-		t.Errorf("%d extra checks (a non-Go file, or one save checked twice)", len(changes))
-	}
-}
-
-// syncWriter closes ready on the first write (the "watching" line).
-type syncWriter struct {
-	w     *strings.Builder
-	ready chan struct{}
-	once  bool
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	if !s.once {
-		s.once = true
-		close(s.ready)
-	}
-	return s.w.Write(p)
-}
-
 // labControlPlane starts a private control plane with the lab's CRDs for
 // the test, stopped when it ends.
 func labControlPlane(t *testing.T, labID string) *controlplane.ControlPlane {
@@ -127,7 +64,7 @@ func labControlPlane(t *testing.T, labID string) *controlplane.ControlPlane {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, err := checker.CRDs(lab)
+	crds, err := lab.CustomResourceDefinitions()
 	if err != nil {
 		t.Fatal(err)
 	}

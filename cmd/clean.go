@@ -10,18 +10,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/iostreams"
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // CleanOptions are the arguments of `lab clean`.
 type CleanOptions struct {
+	IO  *iostreams.IOStreams
 	Lab string
 	Dir string
 	// All removes the build files of every workspace, not just one.
 	All bool
 }
 
-func newCleanCmd(streams IOStreams) *cobra.Command {
-	var opts CleanOptions
+// NewCmdClean is `lab clean`; runF, if set, runs instead of the real work.
+func NewCmdClean(streams *iostreams.IOStreams, runF func(*CleanOptions) error) *cobra.Command {
+	opts := &CleanOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "clean [LAB]",
 		Short: "Delete the build files lab keeps to make checks fast (your workspace is not touched)",
@@ -36,7 +40,16 @@ progress and the control-plane binaries are never touched.`,
 			if len(args) == 1 {
 				opts.Lab = args[0]
 			}
-			return runClean(c.Context(), streams, opts)
+			if opts.All && (opts.Lab != "" || opts.Dir != "") {
+				return errors.New("--all cleans every workspace: leave out LAB and --dir")
+			}
+			if err := checkLabArg(opts.Lab); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runClean(c.Context(), opts)
 		},
 	}
 	addWorkspaceFlag(c, &opts.Dir)
@@ -44,19 +57,16 @@ progress and the control-plane binaries are never touched.`,
 	return c
 }
 
-func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
+func runClean(_ context.Context, opts *CleanOptions) error {
 	var (
 		paths  []string
 		what   string
 		remove func() error
 	)
 	if opts.All {
-		if opts.Lab != "" || opts.Dir != "" {
-			return errors.New("--all cleans every workspace: leave out LAB and --dir")
-		}
 		paths, what, remove = []string{checker.CacheRoot()}, "every workspace", checker.RemoveAllBuildFiles
 	} else {
-		ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+		ref, err := workspace.Resolve(opts.Lab, opts.Dir)
 		if err != nil {
 			return err
 		}
@@ -77,10 +87,10 @@ func runClean(_ context.Context, streams IOStreams, opts CleanOptions) error {
 		return err
 	}
 	if freed == 0 {
-		fmt.Fprintf(streams.Out, "No build files to delete for %s.\n", what)
+		fmt.Fprintf(opts.IO.Out, "No build files to delete for %s.\n", what)
 		return nil
 	}
-	fmt.Fprintf(streams.Out, "Deleted the build files of %s: %s freed. The next check rebuilds them.\n", what, humanBytes(freed))
+	fmt.Fprintf(opts.IO.Out, "Deleted the build files of %s: %s freed. The next check rebuilds them.\n", what, humanBytes(freed))
 	return nil
 }
 

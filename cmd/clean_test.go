@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // TestCleanDeletesOnlyBuildFiles: lab clean removes the workspace's build
@@ -19,7 +21,7 @@ import (
 // alone; a second clean has nothing to do.
 func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	ws, err := openOrCreateWorkspace("3.1", filepath.Join(t.TempDir(), "lab-3.1"), "en")
+	ws, _, err := workspace.OpenOrCreate(mustLab(t, "3.1"), filepath.Join(t.TempDir(), "lab-3.1"), "en")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +76,8 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 	if out, err := clean(CleanOptions{Dir: ws.Dir}); err != nil || !strings.Contains(out, "No build files") {
 		t.Errorf("second clean: %q, %v", out, err)
 	}
-	if _, err := clean(CleanOptions{All: true, Lab: "3.1"}); err == nil || !strings.Contains(err.Error(), "leave out LAB") {
-		t.Errorf("--all with a lab: %v", err)
+	if _, errOut, code := labCmd(t, "clean", "3.1", "--all"); code == 0 || !strings.Contains(errOut, "leave out LAB") {
+		t.Errorf("clean 3.1 --all: exit %d, %q", code, errOut)
 	}
 	if _, err := clean(CleanOptions{All: true}); err != nil {
 		t.Errorf("clean --all: %v", err)
@@ -86,7 +88,9 @@ func TestCleanDeletesOnlyBuildFiles(t *testing.T) {
 }
 
 func runCleanOf(opts CleanOptions) (string, error) {
-	var out bytes.Buffer
-	err := runClean(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out}, opts)
+	ios, _, out, _ := iostreams.Test()
+	ios.ErrOut = out
+	opts.IO = ios
+	err := runClean(context.Background(), &opts)
 	return out.String(), err
 }

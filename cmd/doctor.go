@@ -4,35 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/proc"
 )
 
 // DoctorOptions are the flags of `lab doctor`.
 type DoctorOptions struct {
+	IO *iostreams.IOStreams
 	// SkipStart leaves out the timed start and stop of a control plane.
 	SkipStart bool
 }
 
-func newDoctorCmd(streams IOStreams) *cobra.Command {
-	var opts DoctorOptions
+// NewCmdDoctor is `lab doctor`; runF, if set, runs instead of the real work.
+func NewCmdDoctor(streams *iostreams.IOStreams, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the Go toolchain, control-plane binaries, a control-plane start, and the terminal",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runDoctor(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDoctor(c.Context(), opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.SkipStart, "skip-start", false, "do not start a control plane")
@@ -44,7 +47,8 @@ type checkResult struct {
 	Name, Detail, Fix string
 }
 
-func runDoctor(ctx context.Context, streams IOStreams, opts DoctorOptions) error {
+func runDoctor(ctx context.Context, opts *DoctorOptions) error {
+	streams := opts.IO
 	var results []checkResult
 	results = append(results, checkGo())
 	bins, binResult := checkBinaries()
@@ -159,20 +163,19 @@ func checkEnvState() checkResult {
 	return r
 }
 
-func checkTerminal(streams IOStreams) []checkResult {
+// colourNames say what each colour profile shows.
+var colourNames = map[termenv.Profile]string{termenv.TrueColor: "true colour", termenv.ANSI256: "256 colours",
+	termenv.ANSI: "16 colours", termenv.Ascii: "no colour (NO_COLOR, CLICOLOR=0 or TERM says so)"}
+
+func checkTerminal(streams *iostreams.IOStreams) []checkResult {
 	r := checkResult{Name: "terminal"}
-	f, isFile := streams.Out.(*os.File)
-	if !isFile || !term.IsTerminal(int(f.Fd())) {
+	if !streams.IsStdoutTTY() {
 		r.Detail = "not a terminal: lab start shows plain text instead of the live UI"
 		return []checkResult{r}
 	}
-	w, h, err := term.GetSize(int(f.Fd()))
-	profile := map[termenv.Profile]string{termenv.TrueColor: "true colour", termenv.ANSI256: "256 colours", termenv.ANSI: "16 colours", termenv.Ascii: "no colour"}[lipgloss.NewRenderer(f).ColorProfile()]
-	if os.Getenv("NO_COLOR") != "" {
-		profile += ", NO_COLOR set"
-	}
-	r.Detail = fmt.Sprintf("%dx%d, %s", w, h, profile)
-	if err == nil && (w < 80 || h < 24) {
+	w, h, ok := streams.TerminalSize()
+	r.Detail = fmt.Sprintf("%dx%d, %s", w, h, colourNames[streams.ColorProfile()])
+	if ok && (w < 80 || h < 24) {
 		r.Fix = "lab start needs at least 80x24: enlarge the window"
 	}
 	return []checkResult{r}

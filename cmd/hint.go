@@ -6,21 +6,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // HintOptions are the arguments of `lab hint`.
 type HintOptions struct {
+	IO       *iostreams.IOStreams
 	Lab      string
 	Exercise string
 	Dir      string
-	Lang     string
+	// Lang is the --lang value, replaced by the language it chooses.
+	Lang string
 }
 
-func newHintCmd(streams IOStreams) *cobra.Command {
-	var opts HintOptions
+// NewCmdHint is `lab hint`; runF, if set, runs instead of the real work.
+func NewCmdHint(streams *iostreams.IOStreams, runF func(*HintOptions) error) *cobra.Command {
+	opts := &HintOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "hint [LAB] [EXERCISE]",
 		Short: "Show the next hint for an exercise (the first unfinished one by default)",
@@ -33,7 +36,13 @@ the next one. Without EXERCISE it picks the first exercise that has not passed.`
 			if opts.Lab, opts.Exercise, err = splitLabAndExercise(args); err != nil {
 				return err
 			}
-			return runHint(c.Context(), streams, opts)
+			if err := resolveLang(&opts.Lang); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runHint(c.Context(), opts)
 		},
 	}
 	addWorkspaceFlag(c, &opts.Dir)
@@ -41,15 +50,12 @@ the next one. Without EXERCISE it picks the first exercise that has not passed.`
 	return c
 }
 
-func runHint(_ context.Context, streams IOStreams, opts HintOptions) error {
-	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+func runHint(_ context.Context, opts *HintOptions) error {
+	ref, err := workspace.Resolve(opts.Lab, opts.Dir)
 	if err != nil {
 		return err
 	}
-	lang, err := content.Lang(opts.Lang)
-	if err != nil {
-		return err
-	}
+	lang, streams := opts.Lang, opts.IO
 	progress, notice, err := workspace.LoadOrRebuildProgress(ref.Dir, ref.Lab.ID)
 	if err != nil {
 		return err

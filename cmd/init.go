@@ -2,28 +2,28 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // InitOptions are the arguments of `lab init`.
 type InitOptions struct {
-	Lab  string
-	Dir  string
+	IO  *iostreams.IOStreams
+	Lab string
+	Dir string
+	// Lang is the --lang value, replaced by the language it chooses.
 	Lang string
 }
 
-func newInitCmd(streams IOStreams) *cobra.Command {
-	var opts InitOptions
+// NewCmdInit is `lab init`; runF, if set, runs instead of the real work.
+func NewCmdInit(streams *iostreams.IOStreams, runF func(*InitOptions) error) *cobra.Command {
+	opts := &InitOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "init LAB",
 		Short: "Create a lab's workspace: a Go module with the starter code of every exercise",
@@ -37,7 +37,16 @@ nor a lab workspace is left alone.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Lab = args[0]
-			return runInit(c.Context(), streams, opts)
+			if err := checkLabArg(opts.Lab); err != nil {
+				return err
+			}
+			if err := resolveLang(&opts.Lang); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runInit(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder (default ./lab-LAB)")
@@ -45,15 +54,12 @@ nor a lab workspace is left alone.`,
 	return c
 }
 
-func runInit(_ context.Context, streams IOStreams, opts InitOptions) error {
+func runInit(_ context.Context, opts *InitOptions) error {
 	lab, err := labs.Get(opts.Lab)
 	if err != nil {
 		return err
 	}
-	lang, err := content.Lang(opts.Lang)
-	if err != nil {
-		return err
-	}
+	lang, out := opts.Lang, opts.IO.Out
 	dir := opts.Dir
 	if dir == "" {
 		dir = workspace.DefaultDir(lab.ID)
@@ -65,131 +71,17 @@ func runInit(_ context.Context, streams IOStreams, opts InitOptions) error {
 	shown := displayDir(created.Dir)
 	switch {
 	case len(created.Written) == 0:
-		fmt.Fprintf(streams.Out, "%s is already the workspace of lab %s; every file is there (nothing changed).\n", shown, lab.ID)
+		fmt.Fprintf(out, "%s is already the workspace of lab %s; every file is there (nothing changed).\n", shown, lab.ID)
 	case len(created.Kept) == 0:
-		fmt.Fprintf(streams.Out, "Created %s: lab %s — %s (%d files).\n", shown, lab.ID, lab.Title.In(lang), len(created.Written))
+		fmt.Fprintf(out, "Created %s: lab %s — %s (%d files).\n", shown, lab.ID, lab.Title.In(lang), len(created.Written))
 	default:
-		fmt.Fprintf(streams.Out, "Restored %d missing files in %s (kept your %d existing ones): %s\n",
+		fmt.Fprintf(out, "Restored %d missing files in %s (kept your %d existing ones): %s\n",
 			len(created.Written), shown, len(created.Kept), strings.Join(created.Written, ", "))
 	}
-	fmt.Fprintf(streams.Out, "\nExercises:\n")
+	fmt.Fprintf(out, "\nExercises:\n")
 	for _, e := range lab.Exercises {
-		fmt.Fprintf(streams.Out, "  %d. %-28s %s\n", e.Number, e.Title.In(lang), strings.Join(e.Files, ", "))
+		fmt.Fprintf(out, "  %d. %-28s %s\n", e.Number, e.Title.In(lang), strings.Join(e.Files, ", "))
 	}
-	fmt.Fprintf(streams.Out, "\nNext: cd %s, read README.md, edit the TODO(lab) spots, then run `lab check`.\n", shown)
+	fmt.Fprintf(out, "\nNext: cd %s, read README.md, edit the TODO(lab) spots, then run `lab check`.\n", shown)
 	return nil
-}
-
-// displayDir shows a folder relative to the current one when that is shorter.
-func displayDir(dir string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return dir
-	}
-	if rel, err := filepath.Rel(wd, dir); err == nil && !strings.HasPrefix(rel, "..") {
-		if rel == "." {
-			return "."
-		}
-		return "./" + rel
-	}
-	return dir
-}
-
-// workspaceRef is a lab and the workspace folder a command works on.
-type workspaceRef struct {
-	Lab *labs.Lab
-	Dir string
-}
-
-// resolveWorkspace finds the workspace a command is about, from an optional
-// lab id and an optional --dir: --dir wins; else the workspace containing
-// the current folder; else ./lab-LAB; else the only ./lab-* workspace here.
-func resolveWorkspace(labID, dir string) (*workspaceRef, error) {
-	var lab *labs.Lab
-	if labID != "" {
-		l, err := labs.Get(labID)
-		if err != nil {
-			return nil, err
-		}
-		lab = l
-	}
-	pick := func(d string) (*workspaceRef, error) {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, err
-		}
-		id, err := workspace.Detect(abs)
-		if err != nil {
-			return nil, err
-		}
-		if lab != nil && id != lab.ID {
-			return nil, fmt.Errorf("%s is a workspace of lab %s, not %s", d, id, lab.ID)
-		}
-		l, err := labs.Get(id)
-		if err != nil {
-			return nil, err
-		}
-		return &workspaceRef{Lab: l, Dir: abs}, nil
-	}
-	if dir != "" {
-		return pick(dir)
-	}
-	if found := enclosingWorkspace(); found != "" {
-		if ref, err := pick(found); err == nil || lab == nil {
-			return ref, err
-		}
-	}
-	if lab != nil {
-		d := workspace.DefaultDir(lab.ID)
-		if _, err := os.Stat(d); err != nil {
-			return nil, fmt.Errorf("no workspace for lab %s here (looked for %s): create it with `lab init %s`", lab.ID, d, lab.ID)
-		}
-		return pick(d)
-	}
-	all, err := labs.All()
-	if err != nil {
-		return nil, err
-	}
-	var found []*workspaceRef
-	for _, l := range all {
-		if ref, err := pick(workspace.DefaultDir(l.ID)); err == nil {
-			found = append(found, ref)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return nil, errors.New("not in a lab workspace: run `lab init 3.1` to create one, or name it with LAB or --dir")
-	default:
-		return nil, errors.New("several lab workspaces here: say which with LAB or --dir")
-	}
-}
-
-// enclosingWorkspace returns the nearest lab workspace from the current
-// folder up (see workspace.Enclosing), or "".
-func enclosingWorkspace() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return workspace.Enclosing(dir)
-}
-
-// splitLabAndExercise reads "[LAB] [EXERCISE]" arguments: a first argument
-// that names a lab is the lab.
-func splitLabAndExercise(args []string) (labID, exercise string, err error) {
-	switch len(args) {
-	case 0:
-		return "", "", nil
-	case 1:
-		if _, err := labs.Get(args[0]); err == nil {
-			return args[0], "", nil
-		}
-		return "", args[0], nil
-	case 2:
-		return args[0], args[1], nil
-	default:
-		return "", "", fmt.Errorf("expected at most LAB and EXERCISE, got %d arguments", len(args))
-	}
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
@@ -16,10 +16,10 @@ import (
 // labCmd runs one lab command line and returns its output.
 func labCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
+	ios, _, out, errOut := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	code = Execute(ctx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
+	code = Execute(ctx, ios, args)
 	return out.String(), errOut.String(), code
 }
 

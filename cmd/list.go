@@ -7,25 +7,34 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // ListOptions are the arguments of `lab list`.
 type ListOptions struct {
-	Dir  string
+	IO  *iostreams.IOStreams
+	Dir string
+	// Lang is the --lang value, replaced by the language it chooses.
 	Lang string
 }
 
-func newListCmd(streams IOStreams) *cobra.Command {
-	var opts ListOptions
+// NewCmdList is `lab list`; runF, if set, runs instead of the real work.
+func NewCmdList(streams *iostreams.IOStreams, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the labs and their exercises, with your progress",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runList(c.Context(), streams, opts)
+			if err := resolveLang(&opts.Lang); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runList(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Dir, "dir", "", "workspace folder to show progress from (default: the one you are in, or ./lab-LAB)")
@@ -33,31 +42,28 @@ func newListCmd(streams IOStreams) *cobra.Command {
 	return c
 }
 
-func runList(_ context.Context, streams IOStreams, opts ListOptions) error {
-	lang, err := content.Lang(opts.Lang)
-	if err != nil {
-		return err
-	}
+func runList(_ context.Context, opts *ListOptions) error {
+	lang, streams := opts.Lang, opts.IO
 	all, err := labs.All()
 	if err != nil {
 		return err
 	}
 	// --dir names one workspace: it must be one, and it shows only in its
 	// own lab's section.
-	var named *workspaceRef
+	var named *workspace.Ref
 	if opts.Dir != "" {
-		if named, err = resolveWorkspace("", opts.Dir); err != nil {
+		if named, err = workspace.Resolve("", opts.Dir); err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
 	}
-	workspaceOf := func(lab *labs.Lab) *workspaceRef {
+	workspaceOf := func(lab *labs.Lab) *workspace.Ref {
 		if named != nil {
 			if named.Lab.ID == lab.ID {
 				return named
 			}
 			return nil
 		}
-		ref, err := resolveWorkspace(lab.ID, "")
+		ref, err := workspace.Resolve(lab.ID, "")
 		if err != nil {
 			return nil
 		}

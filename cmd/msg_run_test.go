@@ -42,13 +42,14 @@ func TestRunCutShort(t *testing.T) {
 	})
 
 	t.Run("interrupt", func(t *testing.T) {
+		var out, errOut *labtest.SyncBuffer
 		o := opts
 		o.Format, o.Settle = formatText, 300*time.Millisecond
-		var out, errOut labtest.SyncBuffer
+		o.IO, out, errOut = syncStreams()
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
 		done := make(chan error, 1)
-		go func() { done <- runRun(ctx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, o) }()
+		go func() { done <- runRun(ctx, &o) }()
 		deadline := time.Now().Add(2 * time.Minute)
 		for !strings.Contains(out.String(), "create") {
 			if time.Now().After(deadline) {

@@ -6,35 +6,32 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/iostreams"
 )
 
 // maxReadWidth keeps lines readable on very wide terminals.
 const maxReadWidth = 100
 
-// ReadOptions are the arguments of `lab read` and what it knows about the terminal.
+// ReadOptions are the arguments of `lab read`. On a terminal (IO's stdout)
+// the text is styled for it and paged.
 type ReadOptions struct {
+	IO      *iostreams.IOStreams
 	Lesson  string // "3.1", "4.4"; empty lists the lessons
 	Section string // a section ID; empty shows the whole lesson
 	Lang    string // the --lang flag
 
-	// IsTTY: stdout is a terminal, so render with colour and page the output.
-	IsTTY bool
-	// Width is the terminal's width in columns (0 when unknown).
-	Width int
-	// Getenv reads PAGER, LESS, NO_COLOR, GLAMOUR_STYLE, LAB_LANG and the locale.
+	// Getenv reads GLAMOUR_STYLE, LAB_LANG and the locale.
 	Getenv func(string) string
 }
 
-func newReadCmd(streams IOStreams) *cobra.Command {
-	opts := ReadOptions{Getenv: os.Getenv}
+// NewCmdRead is `lab read`; runF, if set, runs instead of the real work.
+func NewCmdRead(streams *iostreams.IOStreams, runF func(*ReadOptions) error) *cobra.Command {
+	opts := &ReadOptions{IO: streams, Getenv: os.Getenv}
 	c := &cobra.Command{
 		Use:   "read [LESSON [SECTION]]",
 		Short: "Read a lesson (3.1 or 4.4), or one section of it, in the terminal",
@@ -55,28 +52,18 @@ else English. Colours: NO_COLOR turns them off; GLAMOUR_STYLE picks a style
 			if len(args) > 1 {
 				opts.Section = args[1]
 			}
-			opts.IsTTY, opts.Width = terminalOf(streams.Out)
-			return runRead(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRead(c.Context(), opts)
 		},
 	}
 	addLangFlag(c, &opts.Lang)
 	return c
 }
 
-// terminalOf reports whether w is a terminal and, if so, its width.
-func terminalOf(w io.Writer) (isTTY bool, width int) {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return false, 0
-	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return true, 0
-	}
-	return true, width
-}
-
-func runRead(ctx context.Context, streams IOStreams, opts ReadOptions) error {
+func runRead(ctx context.Context, opts *ReadOptions) error {
+	streams := opts.IO
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -91,19 +78,19 @@ func runRead(ctx context.Context, streams IOStreams, opts ReadOptions) error {
 	}
 
 	renderOpts := content.RenderOptions{Width: content.DefaultWidth}
-	if opts.IsTTY {
-		renderOpts.Width = min(opts.Width, maxReadWidth)
-		renderOpts.Style = terminalStyle(getenv)
+	if streams.IsStdoutTTY() {
+		renderOpts.Width = min(streams.TerminalWidth(), maxReadWidth)
+		renderOpts.Style = terminalStyle(streams.TerminalTheme(), getenv)
 	}
 	text, err := content.Render(markdown, renderOpts)
 	if err != nil {
 		return err
 	}
-	if !opts.IsTTY {
-		_, err := io.WriteString(streams.Out, text)
-		return err
-	}
-	return page(ctx, streams, text, getenv)
+	// Reading must never fail for want of a pager: without one the text
+	// goes straight to the terminal.
+	_ = streams.StartPager(ctx)
+	_, err = io.WriteString(streams.Out, text)
+	return errors.Join(err, streams.StopPager())
 }
 
 // readMarkdown picks what to show: the lesson list, a lesson, or a section.
@@ -142,54 +129,17 @@ func lessonIndex(lang string) (string, error) {
 	return b.String(), nil
 }
 
-// terminalStyle is GLAMOUR_STYLE if set, plain text under NO_COLOR, else
-// "dark", or "light" when COLORFGBG says the background is light. glamour's
-// own "auto" is avoided on purpose: it asks the terminal for its background
-// colour and waits up to 5 s for terminals (and multiplexers) that never answer.
-func terminalStyle(getenv func(string) string) string {
-	if getenv("NO_COLOR") != "" {
+// terminalStyle is the glamour style for a terminal of theme (see
+// IOStreams.TerminalTheme): plain text without colour, else GLAMOUR_STYLE
+// if set, else the theme's ("dark" or "light"). glamour's own "auto" is
+// avoided on purpose: it asks the terminal for its background colour and
+// waits up to 5 s for terminals (and multiplexers) that never answer.
+func terminalStyle(theme string, getenv func(string) string) string {
+	if theme == iostreams.ThemeNone {
 		return "notty"
 	}
 	if style := getenv("GLAMOUR_STYLE"); style != "" {
 		return style
 	}
-	// COLORFGBG is "foreground;background" (sometimes with a middle field);
-	// backgrounds 7 and 15 are white.
-	fields := strings.Split(getenv("COLORFGBG"), ";")
-	if bg := fields[len(fields)-1]; bg == "7" || bg == "15" {
-		return "light"
-	}
-	return "dark"
-}
-
-// page shows text through $PAGER (else less -R). If the pager cannot be
-// started the text is printed directly: reading must never fail for want of a pager.
-func page(ctx context.Context, streams IOStreams, text string, getenv func(string) string) error {
-	pagerCmd := strings.Fields(getenv("PAGER"))
-	env := os.Environ()
-	if len(pagerCmd) == 0 {
-		pagerCmd = []string{"less", "-R"}
-		if getenv("LESS") == "" {
-			// As git does: quit if it fits on one screen, keep it on screen after quitting.
-			env = append(env, "LESS=FRX")
-		}
-	}
-	// Not through proc: the pager must stay in the terminal's foreground
-	// process group to read keys. A Ctrl-C reaches it as well as lab, and
-	// lab then asks it to quit with SIGTERM, on which less restores the
-	// terminal (SIGKILL would leave it in the pager's mode).
-	cmd := exec.CommandContext(ctx, pagerCmd[0], pagerCmd[1:]...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(text)
-	cmd.Stdout = streams.Out
-	cmd.Stderr = streams.ErrOut
-	if err := cmd.Start(); err != nil {
-		_, werr := io.WriteString(streams.Out, text)
-		return werr
-	}
-	if err := cmd.Wait(); err != nil && !errors.Is(ctx.Err(), context.Canceled) {
-		return fmt.Errorf("pager %q: %w", strings.Join(pagerCmd, " "), err)
-	}
-	return nil
+	return theme
 }

@@ -1,21 +1,35 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 
 	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/iostreams"
 )
 
-// readOutput runs lab read in-process with a fake environment and returns
-// what it printed.
-func readOutput(t *testing.T, opts ReadOptions, env map[string]string) (string, error) {
+// fakeTerminal is what a test's stdout pretends to be.
+type fakeTerminal struct {
+	width int
+	color bool
+	pager string
+}
+
+// readOutput runs lab read in-process — on term, or not on a terminal if
+// term is nil — with a fake environment, and returns what it printed.
+func readOutput(t *testing.T, opts ReadOptions, term *fakeTerminal, env map[string]string) (string, error) {
 	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	if term != nil {
+		ios.SetStdoutTTY(true)
+		ios.SetColorEnabled(term.color)
+		ios.SetTerminalWidth(term.width)
+		ios.SetPager(term.pager)
+	}
+	opts.IO = ios
 	opts.Getenv = func(k string) string { return env[k] }
-	var out, errOut bytes.Buffer
-	err := runRead(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, opts)
+	err := runRead(context.Background(), &opts)
 	if errOut.Len() > 0 {
 		t.Logf("stderr: %s", errOut.String())
 	}
@@ -28,7 +42,7 @@ func TestReadWholeLessonPlain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := readOutput(t, ReadOptions{Lesson: "3.1", Lang: lang}, nil)
+		out, err := readOutput(t, ReadOptions{Lesson: "3.1", Lang: lang}, nil, nil)
 		if err != nil {
 			t.Fatalf("lab read 3.1 --lang %s: %v", lang, err)
 		}
@@ -53,7 +67,7 @@ func TestReadOneSection(t *testing.T) {
 	}
 	backoff, _ := ru.Section("backoff")
 	breaker, _ := ru.Section("circuit-breaker")
-	out, err := readOutput(t, ReadOptions{Lesson: "4.4", Section: "backoff", Lang: "ru"}, nil)
+	out, err := readOutput(t, ReadOptions{Lesson: "4.4", Section: "backoff", Lang: "ru"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +83,14 @@ func TestReadOneSection(t *testing.T) {
 }
 
 func TestReadLanguageFromLocale(t *testing.T) {
-	out, err := readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, map[string]string{"LANG": "ru_RU.UTF-8"})
+	out, err := readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, nil, map[string]string{"LANG": "ru_RU.UTF-8"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "Урок 3.1") {
 		t.Errorf("LANG=ru_RU.UTF-8 did not select Russian:\n%s", out[:min(len(out), 300)])
 	}
-	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, map[string]string{"LANG": "ru_RU.UTF-8", content.LangEnv: "en"})
+	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "manager"}, nil, map[string]string{"LANG": "ru_RU.UTF-8", content.LangEnv: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +100,7 @@ func TestReadLanguageFromLocale(t *testing.T) {
 }
 
 func TestReadIndex(t *testing.T) {
-	out, err := readOutput(t, ReadOptions{Lang: "en"}, nil)
+	out, err := readOutput(t, ReadOptions{Lang: "en"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +123,7 @@ func TestReadBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := readOutput(t, tt.opts, nil)
+			_, err := readOutput(t, tt.opts, nil, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -121,16 +135,17 @@ func TestReadBadInput(t *testing.T) {
 		})
 	}
 	// Through the command line: a clear message and exit status 1.
-	var out, errOut bytes.Buffer
-	code := Execute(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, []string{"read", "4.4", "nope"})
+	ios, _, _, errOut := iostreams.Test()
+	code := Execute(context.Background(), ios, []string{"read", "4.4", "nope"})
 	if code != 1 || !strings.Contains(errOut.String(), "lab: lesson 4.4 has no section \"nope\"") {
 		t.Errorf("lab read 4.4 nope: exit %d, stderr %q", code, errOut.String())
 	}
 }
 
 func TestReadOnTerminalPagesStyledText(t *testing.T) {
-	env := map[string]string{"PAGER": "cat", "GLAMOUR_STYLE": "dark"}
-	out, err := readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true, Width: 100}, env)
+	section := ReadOptions{Lesson: "3.1", Section: "result", Lang: "en"}
+	env := map[string]string{"GLAMOUR_STYLE": "dark"}
+	out, err := readOutput(t, section, &fakeTerminal{width: 100, color: true, pager: "cat"}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +157,7 @@ func TestReadOnTerminalPagesStyledText(t *testing.T) {
 	}
 
 	// A pager that cannot start: the text is printed directly.
-	env["PAGER"] = "/nonexistent/pager"
-	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true}, env)
+	out, err = readOutput(t, section, &fakeTerminal{color: true, pager: "/nonexistent/pager"}, env)
 	if err != nil {
 		t.Fatalf("a missing pager is an error: %v", err)
 	}
@@ -151,30 +165,29 @@ func TestReadOnTerminalPagesStyledText(t *testing.T) {
 		t.Error("without a pager nothing was printed")
 	}
 
-	// NO_COLOR: paged, but plain.
-	env = map[string]string{"PAGER": "cat", "NO_COLOR": "1"}
-	out, err = readOutput(t, ReadOptions{Lesson: "3.1", Section: "result", Lang: "en", IsTTY: true}, env)
+	// No colour (NO_COLOR, say): paged, but plain, whatever GLAMOUR_STYLE says.
+	out, err = readOutput(t, section, &fakeTerminal{pager: "cat"}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out, "\x1b") {
-		t.Error("NO_COLOR output contains ANSI escapes")
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, "AddRateLimited") {
+		t.Errorf("output without colour contains ANSI escapes, or is missing:\n%s", out)
 	}
 }
 
 func TestTerminalStyle(t *testing.T) {
 	for _, tc := range []struct {
-		env  map[string]string
-		want string
+		theme string
+		env   map[string]string
+		want  string
 	}{
-		{nil, "dark"},
-		{map[string]string{"COLORFGBG": "0;15"}, "light"},
-		{map[string]string{"COLORFGBG": "15;default;0"}, "dark"},
-		{map[string]string{"GLAMOUR_STYLE": "dracula", "COLORFGBG": "0;15"}, "dracula"},
-		{map[string]string{"NO_COLOR": "1", "GLAMOUR_STYLE": "dracula"}, "notty"},
+		{iostreams.ThemeDark, nil, "dark"},
+		{iostreams.ThemeLight, nil, "light"},
+		{iostreams.ThemeLight, map[string]string{"GLAMOUR_STYLE": "dracula"}, "dracula"},
+		{iostreams.ThemeNone, map[string]string{"GLAMOUR_STYLE": "dracula"}, "notty"},
 	} {
-		if got := terminalStyle(func(k string) string { return tc.env[k] }); got != tc.want {
-			t.Errorf("terminalStyle(%v) = %q, want %q", tc.env, got, tc.want)
+		if got := terminalStyle(tc.theme, func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("terminalStyle(%s, %v) = %q, want %q", tc.theme, tc.env, got, tc.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-lab/lab/internal/eventtext"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
@@ -19,13 +20,13 @@ import (
 
 // ReplayOptions are the arguments of `lab replay`.
 type ReplayOptions struct {
+	IO   *iostreams.IOStreams
 	File string
-	// TTY says whether stdout is a terminal; without one the trace prints as text.
-	TTY bool
 }
 
-func newReplayCmd(streams IOStreams) *cobra.Command {
-	var opts ReplayOptions
+// NewCmdReplay is `lab replay`; runF, if set, runs instead of the real work.
+func NewCmdReplay(streams *iostreams.IOStreams, runF func(*ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{IO: streams}
 	return &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Step through a recorded event trace in the live view",
@@ -38,8 +39,10 @@ the trace as text.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
-			opts.TTY, _ = terminalOf(streams.Out)
-			return runReplay(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReplay(c.Context(), opts)
 		},
 	}
 }
@@ -61,13 +64,14 @@ func loadTrace(path string) ([]observe.Event, error) {
 	return events, nil
 }
 
-func runReplay(ctx context.Context, streams IOStreams, opts ReplayOptions) error {
+func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	events, err := loadTrace(opts.File)
 	if err != nil {
 		return err
 	}
-	if !opts.TTY {
-		_, err := fmt.Fprint(streams.Out, eventtext.Lines(events, eventtext.Options{}))
+	// Without a terminal there is no view to step through: the trace prints as text.
+	if !opts.IO.IsStdoutTTY() {
+		_, err := fmt.Fprint(opts.IO.Out, eventtext.Lines(events, eventtext.Options{}))
 		return err
 	}
 	lab := traceLab(events)
@@ -75,7 +79,7 @@ func runReplay(ctx context.Context, streams IOStreams, opts ReplayOptions) error
 		Header: tui.Header{Lab: lab, Title: labTitle(lab), Source: filepath.Base(opts.File), Namespace: traceNamespace(events)},
 		Trace:  events,
 	})
-	p := newProgram(ctx, streams, model)
+	p := newProgram(ctx, opts.IO, model)
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("replay: %w", err)
 	}

@@ -6,19 +6,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // ResetOptions are the arguments of `lab reset`.
 type ResetOptions struct {
+	IO       *iostreams.IOStreams
 	Lab      string
 	Exercise string
 	Dir      string
 }
 
-func newResetCmd(streams IOStreams) *cobra.Command {
-	var opts ResetOptions
+// NewCmdReset is `lab reset`; runF, if set, runs instead of the real work.
+func NewCmdReset(streams *iostreams.IOStreams, runF func(*ResetOptions) error) *cobra.Command {
+	opts := &ResetOptions{IO: streams}
 	c := &cobra.Command{
 		Use:     "reset [LAB] [EXERCISE]",
 		Short:   "Put an exercise's files (or every exercise's) back to the starter code, keeping a backup",
@@ -29,15 +32,19 @@ func newResetCmd(streams IOStreams) *cobra.Command {
 			if opts.Lab, opts.Exercise, err = splitLabAndExercise(args); err != nil {
 				return err
 			}
-			return runReset(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReset(c.Context(), opts)
 		},
 	}
 	addWorkspaceFlag(c, &opts.Dir)
 	return c
 }
 
-func runReset(_ context.Context, streams IOStreams, opts ResetOptions) error {
-	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+func runReset(_ context.Context, opts *ResetOptions) error {
+	out := opts.IO.Out
+	ref, err := workspace.Resolve(opts.Lab, opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -68,7 +75,7 @@ func runReset(_ context.Context, streams IOStreams, opts ResetOptions) error {
 			}
 			if backup != "" {
 				backedUp++
-				fmt.Fprintf(streams.Out, "reset %s\n", f)
+				fmt.Fprintf(out, "reset %s\n", f)
 			}
 		}
 		progress.Exercise(e.ID).Status = "" // the starter has not been checked
@@ -77,9 +84,9 @@ func runReset(_ context.Context, streams IOStreams, opts ResetOptions) error {
 		return err
 	}
 	if backedUp == 0 {
-		fmt.Fprintln(streams.Out, "nothing to reset: the files are already the starter code")
+		fmt.Fprintln(out, "nothing to reset: the files are already the starter code")
 		return nil
 	}
-	fmt.Fprintf(streams.Out, "your previous files are in %s\n", displayDir(backupDir))
+	fmt.Fprintf(out, "your previous files are in %s\n", displayDir(backupDir))
 	return nil
 }

@@ -1,7 +1,10 @@
-// Package cmd holds lab's cobra commands. Each verb lives in its own file
-// with an Options struct and a run function that tests can call directly;
-// the commands only parse flags, call into the packages that do the work,
-// and print.
+// Package cmd holds lab's cobra commands. Each verb lives in its own file,
+// in gh's shape: an Options struct that carries the command's IOStreams, a
+// NewCmdX(streams, runF) constructor that parses and checks the flags into
+// it (a test's runF receives them instead of the run), and a run function
+// that tests can call directly. The commands only parse flags, call into
+// the packages that do the work, and print; what the terminal is (TTY,
+// colour, width, pager) is asked of internal/iostreams.
 package cmd
 
 import (
@@ -18,29 +21,15 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/operator-lab/lab/internal/buildinfo"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/proc"
 )
-
-// IOStreams are the standard streams a command uses, injectable so tests can
-// capture output and pretend to be (or not be) a terminal.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
-
-// StdStreams returns the process's own streams.
-func StdStreams() IOStreams {
-	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-}
 
 // exitError carries a specific exit code (for example lab doctor's "problems
 // found") without printing anything more than the command already did.
@@ -61,7 +50,8 @@ func Main() int {
 		fmt.Fprintf(os.Stderr, "lab: warning: %v; temporary files go to %s\n", err, os.TempDir())
 	}
 	defer removeTemp()
-	restoreTerminal := saveTerminal()
+	streams := iostreams.System()
+	restoreTerminal := streams.SaveTerminal()
 	lastResort = func(code int) {
 		restoreTerminal()
 		removeTemp()
@@ -78,7 +68,7 @@ func Main() int {
 		// client-go warnings would otherwise land on the live UI's screen.
 		klog.SetLogger(logr.Discard())
 	}
-	code := runGuarded(os.Stderr, func() int { return Execute(ctx, StdStreams(), os.Args[1:]) })
+	code := runGuarded(os.Stderr, func() int { return Execute(ctx, streams, os.Args[1:]) })
 	if code == exitInternalError {
 		restoreTerminal() // a panic may have left the live view's raw mode
 	}
@@ -90,25 +80,6 @@ func Main() int {
 // terminal and remove lab's temp folder first. The children need nothing:
 // they die with lab (see package proc).
 var lastResort = os.Exit
-
-// saveTerminal returns what puts the terminal back as it was now (cooked
-// mode, main screen, cursor shown), for a lab that ends without the live
-// view cleaning up after itself.
-func saveTerminal() func() {
-	fd := int(os.Stdin.Fd())
-	state, err := term.GetState(fd)
-	if err != nil {
-		return func() {}
-	}
-	return func() {
-		_ = term.Restore(fd, state)
-		if term.IsTerminal(int(os.Stdout.Fd())) {
-			out := termenv.NewOutput(os.Stdout)
-			out.ExitAltScreen()
-			out.ShowCursor()
-		}
-	}
-}
 
 // stopSignals end lab the way Ctrl-C does: an interrupt, a kill, or the
 // terminal going away.
@@ -239,7 +210,7 @@ func crashDir() string {
 }
 
 // Execute runs lab with the given arguments and streams and returns the exit code.
-func Execute(ctx context.Context, streams IOStreams, args []string) int {
+func Execute(ctx context.Context, streams *iostreams.IOStreams, args []string) int {
 	root := NewRootCmd(streams)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -255,7 +226,7 @@ func Execute(ctx context.Context, streams IOStreams, args []string) int {
 }
 
 // NewRootCmd builds the command tree.
-func NewRootCmd(streams IOStreams) *cobra.Command {
+func NewRootCmd(streams *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lab",
 		Short: "An interactive lab for learning controller-runtime on a real control plane",
@@ -272,12 +243,11 @@ for the controller-runtime lessons 3.1 and 4.4.`,
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	// Every verb lab has (help lists them sorted by name).
-	for _, newCmd := range []func(IOStreams) *cobra.Command{
-		newStartCmd, newRunCmd, newReplayCmd, newReadCmd,
-		newInitCmd, newListCmd, newCheckCmd, newHintCmd, newSolutionCmd, newResetCmd, newCleanCmd,
-		newSetupCmd, newEnvCmd, newDoctorCmd, newVersionCmd,
-	} {
-		root.AddCommand(newCmd(streams))
-	}
+	root.AddCommand(
+		NewCmdStart(streams, nil), NewCmdRun(streams, nil), NewCmdReplay(streams, nil), NewCmdRead(streams, nil),
+		NewCmdInit(streams, nil), NewCmdList(streams, nil), NewCmdCheck(streams, nil), NewCmdHint(streams, nil),
+		NewCmdSolution(streams, nil), NewCmdReset(streams, nil), NewCmdClean(streams, nil),
+		NewCmdSetup(streams, nil), NewCmdEnv(streams), NewCmdDoctor(streams, nil), NewCmdVersion(streams, nil),
+	)
 	return root
 }

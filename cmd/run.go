@@ -7,15 +7,14 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/eventtext"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/session"
+	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/scenario"
@@ -33,6 +32,7 @@ const noScenario = "none"
 
 // RunOptions are the arguments of `lab run`.
 type RunOptions struct {
+	IO       *iostreams.IOStreams
 	Lab      string
 	Scenario string
 	// For stops the run after this long (0: at the end of the scenario).
@@ -42,8 +42,6 @@ type RunOptions struct {
 	Set        []string
 	Kubeconfig string
 	Context    string
-	// Color is decided by the command from the terminal and NO_COLOR.
-	Color bool
 	// Settle is how long the event stream must stay quiet before a finished
 	// scenario ends the run (at most settleMax is waited).
 	Settle time.Duration
@@ -51,8 +49,9 @@ type RunOptions struct {
 
 const settleMax = 5 * time.Second
 
-func newRunCmd(streams IOStreams) *cobra.Command {
-	opts := RunOptions{Scenario: "create", Format: formatText, Settle: 500 * time.Millisecond}
+// NewCmdRun is `lab run`; runF, if set, runs instead of the real work.
+func NewCmdRun(streams *iostreams.IOStreams, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: streams, Scenario: "create", Format: formatText, Settle: 500 * time.Millisecond}
 	c := &cobra.Command{
 		Use:   "run 3.1|4.4",
 		Short: "Run the reference operator headless through a scenario and print its events",
@@ -73,9 +72,13 @@ Switches (--set name=value,...):
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Lab = args[0]
-			isTTY, _ := terminalOf(streams.Out)
-			opts.Color = isTTY && os.Getenv("NO_COLOR") == ""
-			return runRun(c.Context(), streams, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(c.Context(), opts)
 		},
 	}
 	f := c.Flags()
@@ -115,19 +118,25 @@ func switchHelp() string {
 
 // validate checks everything that can be checked before starting anything,
 // so a typo costs no control-plane start.
-func (o RunOptions) validate() (*scenario.Scenario, error) {
-	if err := operator.CheckLab(o.Lab); err != nil {
-		return nil, err
+func (o *RunOptions) validate() error {
+	if _, err := labs.Get(o.Lab); err != nil {
+		return err
 	}
 	if o.Format != formatText && o.Format != formatJSON {
-		return nil, fmt.Errorf("unknown format %q (valid: %s, %s)", o.Format, formatText, formatJSON)
+		return fmt.Errorf("unknown format %q (valid: %s, %s)", o.Format, formatText, formatJSON)
 	}
 	if o.For < 0 {
-		return nil, fmt.Errorf("--for must not be negative (got %s)", o.For)
+		return fmt.Errorf("--for must not be negative (got %s)", o.For)
 	}
 	if err := switches.New(nil).Apply(o.setText()); err != nil {
-		return nil, err
+		return err
 	}
+	_, err := o.scenario()
+	return err
+}
+
+// scenario is the scenario to drive: nil for none.
+func (o *RunOptions) scenario() (*scenario.Scenario, error) {
 	if o.Scenario == noScenario {
 		if o.For == 0 {
 			return nil, errors.New(`--scenario none runs until --for or Ctrl-C: give --for a duration, or pick a scenario`)
@@ -142,10 +151,11 @@ func (o RunOptions) validate() (*scenario.Scenario, error) {
 	return &s, nil
 }
 
-func (o RunOptions) setText() string { return strings.Join(o.Set, ",") }
+func (o *RunOptions) setText() string { return strings.Join(o.Set, ",") }
 
-func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error) {
-	scen, err := opts.validate()
+func runRun(ctx context.Context, opts *RunOptions) (err error) {
+	streams := opts.IO
+	scen, err := opts.scenario()
 	if err != nil {
 		return err
 	}
@@ -163,7 +173,7 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 		}()
 	}
 
-	sess, err := startPrintedSession(ctx, streams, opts, record,
+	sess, err := startPrintedSession(ctx, opts, record,
 		liveLabOptions{Lab: opts.Lab, Set: opts.setText(), Kubeconfig: opts.Kubeconfig, Context: opts.Context}, "lab run")
 	if err != nil {
 		return err
@@ -171,7 +181,7 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 	out, sub := sess.out, sess.sub
 	fmt.Fprintf(streams.ErrOut, "lab run: lab %s, scenario %s, namespace %s on %s\n", opts.Lab, opts.Scenario, sess.Namespace, sess.Host)
 
-	runErr := drive(ctx, streams, opts, scen, sess.Session, out)
+	runErr := drive(ctx, opts, scen, sess.Session, out)
 	interrupted := errors.Is(runErr, errInterrupted)
 	if interrupted {
 		runErr = nil
@@ -180,7 +190,7 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 	if n := sub.Dropped(); n > 0 {
 		fmt.Fprintf(streams.ErrOut, "lab run: %d events were dropped (output could not keep up)\n", n)
 	}
-	if werr := out.finish(); werr != nil && runErr == nil {
+	if werr := out.Finish(); werr != nil && runErr == nil {
 		runErr = werr
 	}
 	if err := errors.Join(runErr, closeErr); err != nil {
@@ -195,7 +205,7 @@ func runRun(ctx context.Context, streams IOStreams, opts RunOptions) (err error)
 
 // drive runs the scenario (or just waits) until it ends, --for passes or ctx
 // is cancelled; an interrupt (ctx cancelled) returns errInterrupted.
-func drive(ctx context.Context, streams IOStreams, opts RunOptions, scen *scenario.Scenario, sess *session.Session, out *eventPrinter) error {
+func drive(ctx context.Context, opts *RunOptions, scen *scenario.Scenario, sess *session.Session, out *eventtext.Printer) error {
 	runCtx := ctx
 	if opts.For > 0 {
 		var cancel context.CancelFunc
@@ -204,15 +214,15 @@ func drive(ctx context.Context, streams IOStreams, opts RunOptions, scen *scenar
 	}
 	if scen == nil {
 		<-runCtx.Done()
-		return stopReason(ctx, streams, runCtx, opts.For)
+		return stopReason(ctx, opts.IO, runCtx, opts.For)
 	}
 	err := scen.Run(runCtx, scenario.Env{
 		Client: sess.Client, Namespace: sess.Namespace, Switches: sess.Switches,
 		Emitter: stoppedEmitter{next: sess.Bus, ctx: ctx, runCtx: runCtx, after: opts.For},
-		Settle:  func(ctx context.Context) error { return out.waitQuiet(ctx, opts.Settle, settleMax) },
+		Settle:  func(ctx context.Context) error { return out.WaitQuiet(ctx, opts.Settle, settleMax) },
 	})
 	if err != nil && runCtx.Err() != nil {
-		return stopReason(ctx, streams, runCtx, opts.For)
+		return stopReason(ctx, opts.IO, runCtx, opts.For)
 	}
 	return err
 }
@@ -224,7 +234,7 @@ var (
 
 // stopReason reports why a run stopped early: errInterrupted for an
 // interrupt of the whole command; nil when --for ended it.
-func stopReason(ctx context.Context, streams IOStreams, runCtx context.Context, after time.Duration) error {
+func stopReason(ctx context.Context, streams *iostreams.IOStreams, runCtx context.Context, after time.Duration) error {
 	if ctx.Err() != nil {
 		fmt.Fprintln(streams.ErrOut, "lab run: interrupted")
 		return errInterrupted
@@ -252,133 +262,4 @@ func (e stoppedEmitter) Emit(ev observe.Event) {
 		}
 	}
 	e.next.Emit(ev)
-}
-
-// eventPrinter writes events as they come and keeps the summary.
-type eventPrinter struct {
-	streams IOStreams
-	opts    RunOptions
-	text    eventtext.Options
-	json    *observe.Encoder
-	record  *observe.Encoder
-	summary *eventtext.Summary
-
-	mu       sync.Mutex
-	writeErr error
-	last     atomic.Int64 // unix nanos of the last event
-}
-
-func newEventPrinter(streams IOStreams, opts RunOptions, record io.Writer) *eventPrinter {
-	p := &eventPrinter{streams: streams, opts: opts, text: eventtext.Options{Color: opts.Color}, summary: eventtext.NewSummary()}
-	if opts.Format == formatJSON {
-		p.json = observe.NewEncoder(streams.Out)
-	}
-	if record != nil {
-		p.record = observe.NewEncoder(record)
-	}
-	p.last.Store(time.Now().UnixNano())
-	return p
-}
-
-func (p *eventPrinter) print(e observe.Event) {
-	p.last.Store(time.Now().UnixNano())
-	p.summary.Add(e)
-	var err error
-	if p.json != nil {
-		err = p.json.Encode(e)
-	} else {
-		_, err = fmt.Fprintln(p.streams.Out, eventtext.Line(e, p.text))
-	}
-	if p.record != nil {
-		if rerr := p.record.Encode(e); rerr != nil && err == nil {
-			err = fmt.Errorf("record: %w", rerr)
-		}
-	}
-	if err != nil {
-		p.mu.Lock()
-		if p.writeErr == nil {
-			p.writeErr = err
-		}
-		p.mu.Unlock()
-	}
-}
-
-// waitQuiet returns once no event arrived for quiet, or after at most max.
-func (p *eventPrinter) waitQuiet(ctx context.Context, quiet, max time.Duration) error {
-	deadline := time.Now().Add(max)
-	tick := time.NewTicker(quiet / 5)
-	defer tick.Stop()
-	for {
-		if since := time.Since(time.Unix(0, p.last.Load())); since >= quiet || time.Now().After(deadline) {
-			return nil
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-}
-
-// finish prints the summary: after the events in text mode, on stderr in
-// JSON mode (stdout holds only JSON Lines there).
-func (p *eventPrinter) finish() error {
-	w := p.streams.Out
-	if p.json != nil {
-		w = p.streams.ErrOut
-	} else {
-		fmt.Fprintln(w)
-	}
-	if err := p.summary.Write(w); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.writeErr != nil {
-		return fmt.Errorf("write events: %w", p.writeErr)
-	}
-	return nil
-}
-
-// printedSession is a running lab whose events a printer goroutine writes out.
-type printedSession struct {
-	*liveLab
-	out     *eventPrinter
-	sub     *observe.Subscription
-	bus     *observe.Bus
-	printed chan struct{}
-}
-
-// startPrintedSession starts printing the bus's events, then the session;
-// progress lines carry the command's name (e.g. "lab run").
-func startPrintedSession(ctx context.Context, streams IOStreams, runOpts RunOptions, record io.Writer, live liveLabOptions, prefix string) (*printedSession, error) {
-	p := &printedSession{bus: observe.NewBus(), printed: make(chan struct{})}
-	p.out = newEventPrinter(streams, runOpts, record)
-	p.sub = p.bus.Subscribe(observe.DefaultBuffer)
-	go func() {
-		defer close(p.printed)
-		for e := range p.sub.C {
-			p.out.print(e)
-		}
-	}()
-	live.Bus, live.SetupLog, live.Echo = p.bus, streams.ErrOut, streams.ErrOut
-	live.Progress = func(s controlplane.Step) {
-		fmt.Fprintf(streams.ErrOut, "%s: %s (%s)\n", prefix, s, s.Took.Round(time.Millisecond))
-	}
-	lab, err := startLiveLab(ctx, live)
-	if err != nil {
-		p.bus.Close()
-		<-p.printed
-		return nil, err
-	}
-	p.liveLab = lab
-	return p, nil
-}
-
-// close stops the session, then lets the printer drain every event.
-func (p *printedSession) close() error {
-	err := p.liveLab.Close()
-	p.bus.Close()
-	<-p.printed
-	return err
 }

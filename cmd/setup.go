@@ -7,17 +7,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/iostreams"
 )
 
 // SetupOptions are the flags of `lab setup`.
 type SetupOptions struct {
+	IO         *iostreams.IOStreams
 	FromSource bool
 	PrintPath  bool
 	IndexURL   string
 }
 
-func newSetupCmd(streams IOStreams) *cobra.Command {
-	var opts SetupOptions
+// NewCmdSetup is `lab setup`; runF, if set, runs instead of the real work.
+func NewCmdSetup(streams *iostreams.IOStreams, runF func(*SetupOptions) error) *cobra.Command {
+	opts := &SetupOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "setup",
 		Short: "Find, download or build the control-plane binaries (etcd, kube-apiserver, kubectl)",
@@ -28,7 +31,10 @@ sources (15–20 minutes on 2 cores, once). What it obtains goes into the
 setup-envtest store, where setup-envtest and kubebuilder projects find it too.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runSetup(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSetup(c.Context(), opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.FromSource, "from-source", false, "build from Go module sources even if binaries exist or can be downloaded")
@@ -37,7 +43,8 @@ setup-envtest store, where setup-envtest and kubebuilder projects find it too.`,
 	return c
 }
 
-func runSetup(ctx context.Context, streams IOStreams, opts SetupOptions) error {
+func runSetup(ctx context.Context, opts *SetupOptions) error {
+	streams := opts.IO
 	log := streams.ErrOut
 	bins, err := controlplane.Setup(ctx, controlplane.SetupOptions{FromSource: opts.FromSource, IndexURL: opts.IndexURL, Log: log})
 	if err != nil {

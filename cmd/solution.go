@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // SolutionOptions are the arguments of `lab solution`.
 type SolutionOptions struct {
+	IO       *iostreams.IOStreams
 	Lab      string
 	Exercise string
 	Dir      string
@@ -19,8 +21,9 @@ type SolutionOptions struct {
 	Apply    bool
 }
 
-func newSolutionCmd(streams IOStreams) *cobra.Command {
-	var opts SolutionOptions
+// NewCmdSolution is `lab solution`; runF, if set, runs instead of the real work.
+func NewCmdSolution(streams *iostreams.IOStreams, runF func(*SolutionOptions) error) *cobra.Command {
+	opts := &SolutionOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "solution [LAB] EXERCISE",
 		Short: "Show an exercise's reference solution (once it passes, or with --force)",
@@ -37,7 +40,10 @@ exercise has passed a check, so you can compare; --force shows it anyway.
 			if opts.Exercise == "" {
 				return errors.New("name the exercise: lab solution [LAB] EXERCISE")
 			}
-			return runSolution(c.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSolution(c.Context(), opts)
 		},
 	}
 	addWorkspaceFlag(c, &opts.Dir)
@@ -46,8 +52,9 @@ exercise has passed a check, so you can compare; --force shows it anyway.
 	return c
 }
 
-func runSolution(_ context.Context, streams IOStreams, opts SolutionOptions) error {
-	ref, err := resolveWorkspace(opts.Lab, opts.Dir)
+func runSolution(_ context.Context, opts *SolutionOptions) error {
+	out := opts.IO.Out
+	ref, err := workspace.Resolve(opts.Lab, opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -69,7 +76,7 @@ func runSolution(_ context.Context, streams IOStreams, opts SolutionOptions) err
 			if err != nil {
 				return fmt.Errorf("read solution %s: %w", f, err)
 			}
-			fmt.Fprintf(streams.Out, "// ===== %s (reference solution) =====\n%s\n", f, b)
+			fmt.Fprintf(out, "// ===== %s (reference solution) =====\n%s\n", f, b)
 		}
 		return nil
 	}
@@ -87,10 +94,10 @@ func runSolution(_ context.Context, streams IOStreams, opts SolutionOptions) err
 		if backup != "" {
 			backedUp++
 		}
-		fmt.Fprintf(streams.Out, "wrote the solution to %s\n", f)
+		fmt.Fprintf(out, "wrote the solution to %s\n", f)
 	}
 	if backedUp > 0 {
-		fmt.Fprintf(streams.Out, "your previous files are in %s\n", displayDir(backupDir))
+		fmt.Fprintf(out, "your previous files are in %s\n", displayDir(backupDir))
 	}
 	return nil
 }

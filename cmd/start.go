@@ -4,40 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/discovery"
 
-	"github.com/operator-lab/lab/checker"
-	"github.com/operator-lab/lab/content"
-	"github.com/operator-lab/lab/internal/buildinfo"
-	"github.com/operator-lab/lab/internal/controlplane"
-	"github.com/operator-lab/lab/internal/session"
-	"github.com/operator-lab/lab/internal/tui"
+	"github.com/operator-lab/lab/internal/iostreams"
+	"github.com/operator-lab/lab/internal/mine"
 	"github.com/operator-lab/lab/labs"
-	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
 // StartOptions are the arguments of `lab start`.
 type StartOptions struct {
+	IO    *iostreams.IOStreams
 	Lab   string
 	Plain bool
 	Set   []string
-	// Lang is the language of the lesson pane ("" chooses from LAB_LANG,
-	// then the locale).
+	// Lang is the language of the lesson pane: the --lang value ("" chooses
+	// from LAB_LANG, then the locale), replaced by the language it chooses.
 	Lang string
 	// Kubeconfig and Context use an existing cluster instead of a local control plane.
 	Kubeconfig, Context string
-	// TTY says whether the streams are a terminal; the command decides it
-	// from stdout, tests set it.
-	TTY bool
 	// Dir is the learner's workspace (default ./lab-LAB), created if absent.
 	Dir string
 	// Mine runs the learner's own controller, built from the workspace,
@@ -45,8 +33,9 @@ type StartOptions struct {
 	Mine bool
 }
 
-func newStartCmd(streams IOStreams) *cobra.Command {
-	var opts StartOptions
+// NewCmdStart is `lab start`; runF, if set, runs instead of the real work.
+func NewCmdStart(streams *iostreams.IOStreams, runF func(*StartOptions) error) *cobra.Command {
+	opts := &StartOptions{IO: streams}
 	c := &cobra.Command{
 		Use:   "start 3.1|4.4",
 		Short: "Start a lab: your workspace, a control plane, the reference operator, and a live view of it",
@@ -81,8 +70,13 @@ Not on a terminal, or with --plain, it prints the same event stream as
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Lab = args[0]
-			opts.TTY, _ = terminalOf(streams.Out)
-			return runStart(c.Context(), streams, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runStart(c.Context(), opts)
 		},
 	}
 	f := c.Flags()
@@ -96,33 +90,42 @@ Not on a terminal, or with --plain, it prints the same event stream as
 	return c
 }
 
-func (o StartOptions) setText() string { return strings.Join(o.Set, ",") }
+func (o *StartOptions) setText() string { return strings.Join(o.Set, ",") }
 
-func runStart(ctx context.Context, streams IOStreams, opts StartOptions) error {
-	if err := operator.CheckLab(opts.Lab); err != nil {
+// validate checks the arguments before anything is created or started.
+func (o *StartOptions) validate() error {
+	if _, err := labs.Get(o.Lab); err != nil {
 		return err
 	}
-	if err := switches.New(nil).Apply(opts.setText()); err != nil {
+	if err := switches.New(nil).Apply(o.setText()); err != nil {
 		return err
 	}
-	lang, err := content.Lang(opts.Lang)
-	if err != nil {
+	if err := resolveLang(&o.Lang); err != nil {
 		return err
 	}
-	opts.Lang = lang
-	if opts.Mine && len(opts.Set) > 0 {
+	if o.Mine && len(o.Set) > 0 {
 		return errors.New("--set changes the reference operator; with --mine your code makes those choices (press e in the view to change the simulated world)")
 	}
-	ws, err := openOrCreateWorkspace(opts.Lab, opts.Dir, lang)
+	return nil
+}
+
+func runStart(ctx context.Context, opts *StartOptions) error {
+	streams := opts.IO
+	lab, err := labs.Get(opts.Lab)
 	if err != nil {
 		return err
 	}
-	if opts.Plain || !opts.TTY {
-		err = startPlain(ctx, streams, opts, ws)
-	} else {
-		err = startTUI(ctx, streams, opts, ws)
+	ws, err := openStartWorkspace(lab, opts.Dir, opts.Lang)
+	if err != nil {
+		return err
 	}
-	var compile *checker.CompileError
+	// Only a terminal can show the live view.
+	if opts.Plain || !streams.IsStdoutTTY() {
+		err = startPlain(ctx, opts, ws)
+	} else {
+		err = startTUI(ctx, opts, ws)
+	}
+	var compile *mine.CompileError
 	if errors.As(err, &compile) {
 		// The view had room for the first error only: show them all.
 		fmt.Fprintf(streams.ErrOut, "go build says:\n%s\n", compile.Message)
@@ -131,7 +134,7 @@ func runStart(ctx context.Context, streams IOStreams, opts StartOptions) error {
 }
 
 // liveOptions are the options of the lab this start runs.
-func (o StartOptions) liveOptions(ws *startWorkspace) liveLabOptions {
+func (o *StartOptions) liveOptions(ws *startWorkspace) liveLabOptions {
 	l := liveLabOptions{Lab: o.Lab, Set: o.setText(), Kubeconfig: o.Kubeconfig, Context: o.Context}
 	if o.Mine {
 		l.Mine = ws
@@ -141,11 +144,11 @@ func (o StartOptions) liveOptions(ws *startWorkspace) liveLabOptions {
 
 // startPlain runs the lab like `lab run --format text` with no scenario:
 // the sample object is created and the events print until interrupted.
-func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *startWorkspace) error {
+func startPlain(ctx context.Context, opts *StartOptions, ws *startWorkspace) error {
+	streams := opts.IO
 	fmt.Fprintf(streams.ErrOut, "lab start: workspace %s; edit the exercises there, then run `lab check`\n", ws.describe())
-	runOpts := RunOptions{Lab: opts.Lab, Format: formatText, Set: opts.Set, Kubeconfig: opts.Kubeconfig, Context: opts.Context,
-		Color: opts.TTY && os.Getenv("NO_COLOR") == ""}
-	sess, err := startPrintedSession(ctx, streams, runOpts, nil, opts.liveOptions(ws), "lab start")
+	runOpts := &RunOptions{IO: streams, Lab: opts.Lab, Format: formatText, Set: opts.Set, Kubeconfig: opts.Kubeconfig, Context: opts.Context}
+	sess, err := startPrintedSession(ctx, runOpts, nil, opts.liveOptions(ws), "lab start")
 	if err != nil {
 		return err
 	}
@@ -171,192 +174,21 @@ func startPlain(ctx context.Context, streams IOStreams, opts StartOptions, ws *s
 		fmt.Fprintln(streams.ErrOut, "lab start: stopping")
 	}
 	closeErr := sess.close()
-	if werr := sess.out.finish(); werr != nil && err == nil {
+	if werr := sess.out.Finish(); werr != nil && err == nil {
 		err = werr
 	}
 	return errors.Join(err, closeErr)
 }
 
-// startTUI shows the start-up screen while the lab comes up, then the live
-// view; quitting it stops the operator, removes the namespace and stops a
-// private control plane.
-func startTUI(ctx context.Context, streams IOStreams, opts StartOptions, ws *startWorkspace) error {
-	title := labTitle(opts.Lab)
-	kind := sampleKind(opts, ws)
-	exercises := ws.exercisesMsg(opts.Lang)
-	model := tui.New(tui.Options{
-		Header:    tui.Header{Lab: opts.Lab, Title: title, Operator: operatorLabel(opts, ws)},
-		Startup:   plannedSteps(opts, kind),
-		Lang:      opts.Lang,
-		Exercises: &exercises,
-	})
-	p := newProgram(ctx, streams, model)
-
-	startCtx, cancelStart := context.WithCancel(ctx)
-	defer cancelStart()
-	type started struct {
-		lab *liveLab
-		err error
-	}
-	done := make(chan started, 1)
-	goGuarded(func() {
-		lab, err := bringUp(startCtx, p, opts, ws, title, kind)
-		done <- started{lab, err}
-	})
-	goGuarded(func() { ws.watchProgress(startCtx, opts.Lang, func(m tui.ExercisesMsg) { p.Send(m) }) })
-
-	_, runErr := p.Run()
-	cancelStart()
-	up := <-done
-	var closeErr error
-	if up.lab != nil {
-		fmt.Fprintln(streams.ErrOut, "lab start: stopping the operator and the control plane…")
-		closeErr = up.lab.Close()
-		up.lab.Bus.Close()
-	}
-	if errors.Is(runErr, tea.ErrProgramKilled) || errors.Is(runErr, context.Canceled) {
-		runErr = nil // interrupted: a normal way to stop
-	}
-	startErr := up.err
-	if errors.Is(startErr, context.Canceled) {
-		startErr = nil // quit during start-up
-	}
-	return errors.Join(startErr, runErr, closeErr)
-}
-
-// bringUp starts the session and the sample object, reporting each step to
-// the start-up screen, then hands the live view its events and controls.
-func bringUp(ctx context.Context, p *tea.Program, opts StartOptions, ws *startWorkspace, title, kind string) (*liveLab, error) {
-	p.Send(tui.StepDoneMsg{Step: stepWorkspace, Took: ws.Took, Detail: ws.describe()})
-	bus := observe.NewBus()
-	// Subscribe before anything runs, so the view sees the first events too.
-	sub := bus.Subscribe(observe.DefaultBuffer)
-	live := opts.liveOptions(ws)
-	live.Bus, live.Gate = bus, observe.NewGate()
-	live.SetupLog = &stepLog{p: p, step: controlplane.StepBinaries}
-	live.Progress = func(s controlplane.Step) { p.Send(tui.StepDoneMsg{Step: s.Name, Took: s.Took, Detail: s.Detail}) }
-	if opts.Mine {
-		p.Send(tui.StepDetailMsg{Step: stepBuildMine, Detail: "go build in a private copy of " + displayDir(ws.Dir)})
-	}
-	lab, err := startLiveLab(ctx, live)
-	if err != nil {
-		p.Send(tui.StartFailedMsg{Err: err})
-		return nil, err
-	}
-	controls := &liveControls{operatorDriver: lab.driver, objects: lab.objects}
-	t := time.Now()
-	key, err := controls.CreateObject(ctx)
-	step := "sample " + kind
-	if err != nil {
-		p.Send(tui.StepDoneMsg{Step: step, Err: err})
-		return lab, err
-	}
-	p.Send(tui.StepDoneMsg{Step: step, Took: time.Since(t), Detail: key})
-	p.Send(tui.ReadyMsg{
-		Header: tui.Header{Lab: opts.Lab, Title: title, KubernetesVersion: serverVersionOf(lab.Session),
-			Address: lab.Host, Started: time.Now(), Namespace: lab.Namespace, Operator: operatorLabel(opts, ws)},
-		Controls: controls,
-		Events:   sub.C,
-		Dropped:  sub.Dropped,
-	})
-	goGuarded(func() { lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) }) })
-	goGuarded(func() {
-		lab.WatchHealth(ctx, healthInterval, func(err error) {
-			msg := tui.ControlPlaneMsg{Lost: err != nil}
-			if err != nil {
-				msg.Why = err.Error()
-			}
-			p.Send(msg)
-		})
-	})
-	return lab, nil
-}
-
-// healthInterval is how often the live view checks that its control plane
-// still answers.
-const healthInterval = 2 * time.Second
-
-// stepWorkspace is the first start-up step: the learner's workspace.
-const stepWorkspace = "workspace"
-
-// operatorLabel is what the header says about whose controller runs.
-func operatorLabel(opts StartOptions, ws *startWorkspace) string {
-	if !opts.Mine {
-		return ""
-	}
-	return whoseController(opts, ws)
-}
-
 // whoseController names the controller that runs.
-func whoseController(opts StartOptions, ws *startWorkspace) string {
+func whoseController(opts *StartOptions, ws *startWorkspace) string {
 	if !opts.Mine {
 		return "reference operator"
 	}
 	return fmt.Sprintf("your controller (%s/)", ws.Lab.Runner.Exercise)
 }
 
-// plannedSteps are the start-up steps shown before they happen.
-func plannedSteps(opts StartOptions, kind string) []string {
-	head := []string{stepWorkspace}
-	tail := []string{controlplane.StepCRDs, session.StepNamespace, session.StepOperator, "sample " + kind}
-	if opts.Mine {
-		head = append(head, stepBuildMine)
-		tail = []string{controlplane.StepCRDs, session.StepNamespace, stepRunMine, "sample " + kind}
-	}
-	switch {
-	case opts.Kubeconfig != "" || opts.Context != "":
-	case sharedControlPlaneRunning():
-		head = append(head, controlplane.StepReuse)
-	default:
-		head = append(head, controlplane.StepBinaries, controlplane.StepEtcd, controlplane.StepAPIServer)
-	}
-	return append(head, tail...)
-}
-
-func sharedControlPlaneRunning() bool {
-	_, err := controlplane.ReadState()
-	return err == nil
-}
-
-// stepLog shows the last line of a long step's log (a binary download or
-// build) beside the step on the start-up screen.
-type stepLog struct {
-	p    *tea.Program
-	step string
-}
-
-func (l *stepLog) Write(b []byte) (int, error) {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		l.p.Send(tui.StepDetailMsg{Step: l.step, Detail: last})
-	}
-	return len(b), nil
-}
-
-var _ io.Writer = (*stepLog)(nil)
-
-func serverVersionOf(sess *session.Session) string {
-	dc, err := discovery.NewDiscoveryClientForConfig(sess.Config)
-	if err != nil {
-		return "v" + buildinfo.KubernetesVersion
-	}
-	v, err := dc.ServerVersion()
-	if err != nil {
-		return "v" + buildinfo.KubernetesVersion
-	}
-	return v.GitVersion
-}
-
-func labTitle(id string) string {
-	if l, err := labs.Get(id); err == nil {
-		if t := l.Title.In("en"); t != "" {
-			return t
-		}
-	}
-	return ""
-}
-
-func sampleKind(opts StartOptions, ws *startWorkspace) string {
+func sampleKind(opts *StartOptions, ws *startWorkspace) string {
 	switch {
 	case opts.Mine:
 		return ws.Lab.Runner.Sample.Kind

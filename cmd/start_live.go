@@ -12,9 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/learnerctl"
+	"github.com/operator-lab/lab/internal/mine"
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/labs"
@@ -81,15 +82,15 @@ func startLiveLab(ctx context.Context, o liveLabOptions) (*liveLab, error) {
 
 	lab := o.Mine.Lab
 	t := time.Now()
-	program, err := checker.BuildRunner(ctx, lab, o.Mine.Dir)
+	program, err := mine.Build(ctx, lab, o.Mine.Dir)
 	if err != nil {
 		return nil, err
 	}
 	o.progress(stepBuildMine, t)
-	if opts.CRDs, err = checker.CRDs(lab); err != nil {
+	if opts.CRDs, err = lab.CustomResourceDefinitions(); err != nil {
 		return nil, err
 	}
-	gvk, err := checker.SampleKind(lab)
+	gvk, err := lab.SampleKind()
 	if err != nil {
 		return nil, err
 	}
@@ -127,11 +128,11 @@ type learnerSamples struct {
 func (s learnerSamples) Name() string { return s.lab.Runner.Sample.Name }
 
 func (s learnerSamples) New(namespace, name string, invalid bool) (client.Object, string, error) {
-	obj, err := checker.NewSample(s.lab, s.gvk, namespace, 1, invalid)
+	obj, err := s.lab.Runner.Sample.New(s.gvk, namespace, 1, invalid)
 	if err != nil {
 		return nil, "", err
 	}
-	// The scenario package numbers the samples; NewSample's first is the
+	// The scenario package numbers the samples; Sample.New's first is the
 	// lab's declared object, renamed.
 	obj.SetName(name)
 	message := ""
@@ -152,7 +153,7 @@ func (s learnerSamples) Change(obj client.Object) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%s is not a sample object", obj.GetName())
 	}
-	return checker.ChangeSample(s.lab, u)
+	return s.lab.Runner.Sample.Change(u)
 }
 
 // exited is closed when the learner's controller ends by itself; never
@@ -184,7 +185,7 @@ func (l *liveLab) reportExit(ctx context.Context, tell func(tui.NoticeMsg)) {
 // ctx does: lab's own stop signals cancel ctx, and bubbletea's signal
 // handler is off, as the two together could deadlock (its handler blocks
 // sending a quit message that nobody reads once ctx is cancelled).
-func newProgram(ctx context.Context, streams IOStreams, model tea.Model) *tea.Program {
+func newProgram(ctx context.Context, streams *iostreams.IOStreams, model tea.Model) *tea.Program {
 	return tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler(),
 		tea.WithInput(streams.In), tea.WithOutput(streams.Out))
 }

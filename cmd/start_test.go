@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/operator-lab/lab/internal/labtest"
+	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/labs/workspace"
@@ -17,23 +16,28 @@ import (
 	"github.com/operator-lab/lab/operator/scenario"
 )
 
+// TestStartRejectsBadInputBeforeStartingAnything: a bad argument is
+// refused while the command line is read, before the run (and so before any
+// workspace or control plane); an unknown lab is named with the known ones.
 func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
-	cases := []struct {
-		opts StartOptions
+	for _, tc := range []struct {
+		args []string
 		want string
 	}{
-		{StartOptions{Lab: "5.1"}, `unknown lab "5.1" (valid: 3.1, 4.4)`},
-		{StartOptions{Lab: "4.4", Set: []string{"requeue=later"}}, "valid: error, requeue, after, terminal"},
-		{StartOptions{Lab: "4.4", Set: []string{"speed=11"}}, `unknown switch "speed"`},
-		{StartOptions{Lab: "4.4", Lang: "de"}, `--lang: unsupported language "de": use one of en, ru`},
-		{StartOptions{Lab: "4.4", Mine: true, Set: []string{"requeue=error"}}, "with --mine your code makes those choices"},
-	}
-	for _, tc := range cases {
-		var out, errOut bytes.Buffer
-		err := runStart(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, tc.opts)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: err = %v, want it to mention %q", tc.opts, err, tc.want)
+		{[]string{"5.1"}, `no lab "5.1" (labs: 3.1, 4.4)`},
+		{[]string{"4.4", "--set", "requeue=later"}, "valid: error, requeue, after, terminal"},
+		{[]string{"4.4", "--set", "speed=11"}, `unknown switch "speed"`},
+		{[]string{"4.4", "--lang", "de"}, `--lang: unsupported language "de": use one of en, ru`},
+		{[]string{"4.4", "--mine", "--set", "requeue=error"}, "with --mine your code makes those choices"},
+	} {
+		opts, err := parseCmd(t, NewCmdStart, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || opts != nil {
+			t.Errorf("lab start %s: err = %v (run reached: %v), want it refused saying %q", strings.Join(tc.args, " "), err, opts != nil, tc.want)
 		}
+	}
+	// The one message a user gets for an unknown lab.
+	if _, errOut, code := labCmd(t, "start", "9.9"); code != 1 || errOut != "lab: no lab \"9.9\" (labs: 3.1, 4.4)\n" {
+		t.Errorf("lab start 9.9: exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -44,23 +48,20 @@ func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	runCtx, interrupt := context.WithCancel(ctx)
-	var out, errOut labtest.SyncBuffer
-	done := make(chan error, 1)
+	ios, out, errOut := syncStreams()
+	done := make(chan int, 1)
 	ws := filepath.Join(t.TempDir(), "my-lab")
-	go func() {
-		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-			StartOptions{Lab: "4.4", Set: []string{"timescale=10"}, Dir: ws})
-	}()
+	go func() { done <- Execute(runCtx, ios, []string{"start", "4.4", "--set", "timescale=10", "--dir", ws}) }()
 	for !strings.Contains(out.String(), "→ Ready") && ctx.Err() == nil {
 		select {
-		case err := <-done:
-			t.Fatalf("lab start ended early: %v\nstderr:\n%s", err, errOut.String())
+		case code := <-done:
+			t.Fatalf("lab start ended early: exit %d\nstderr:\n%s", code, errOut.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	interrupt()
-	if err := <-done; err != nil {
-		t.Fatalf("lab start: %v\nstderr:\n%s", err, errOut.String())
+	if code := <-done; code != 0 {
+		t.Fatalf("lab start: exit %d\nstderr:\n%s", code, errOut.String())
 	}
 	stdout := out.String()
 	for _, want := range []string{"watch", "queue.add", "reconcile.start", "reconcile.end", "phase", "→ Ready"} {
@@ -123,8 +124,8 @@ func TestReplayRejectsBadTraces(t *testing.T) {
 		{empty, "holds no events"},
 	}
 	for _, tc := range cases {
-		var out, errOut bytes.Buffer
-		err := runReplay(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, ReplayOptions{File: tc.file})
+		ios, _, _, _ := iostreams.Test()
+		err := runReplay(context.Background(), &ReplayOptions{IO: ios, File: tc.file})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", filepath.Base(tc.file), err, tc.want)
 		}
@@ -135,8 +136,8 @@ func TestReplayWithoutATerminalPrintsTheTrace(t *testing.T) {
 	sc := synth.New("database", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	sc.DatabaseLifecycle("lab/orders")
 	path := writeTrace(t, sc.Events())
-	var out, errOut bytes.Buffer
-	if err := runReplay(context.Background(), IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, ReplayOptions{File: path}); err != nil {
+	ios, _, out, _ := iostreams.Test()
+	if err := runReplay(context.Background(), &ReplayOptions{IO: ios, File: path}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

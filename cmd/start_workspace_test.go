@@ -14,99 +14,18 @@ import (
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
-// TestStartLeavesAnExistingWorkspaceAlone: the first start creates the
-// workspace; later ones use it as it is (a file the learner deleted stays
-// deleted: restoring is `lab init`'s job), and a workspace of the other lab
-// is refused with a way out.
-func TestStartLeavesAnExistingWorkspaceAlone(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ws")
-	first, err := openOrCreateWorkspace("3.1", dir, "en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !first.Created || !strings.HasSuffix(first.describe(), "(created)") {
-		t.Errorf("first start: created=%v, described as %q", first.Created, first.describe())
-	}
-	readme := filepath.Join(dir, "README.md")
-	if err := os.Remove(readme); err != nil {
-		t.Fatal(err)
-	}
-	mine := filepath.Join(dir, "results", "reconciler.go")
-	if err := os.WriteFile(mine, []byte("package results // mine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	second, err := openOrCreateWorkspace("3.1", dir, "en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.Created {
-		t.Error("the second start says it created the workspace")
-	}
-	if _, err := os.Stat(readme); err == nil {
-		t.Error("the second start restored README.md, which the learner deleted")
-	}
-	if b, _ := os.ReadFile(mine); string(b) != "package results // mine\n" {
-		t.Errorf("the learner's file changed: %q", b)
-	}
-	_, err = openOrCreateWorkspace("4.4", dir, "en")
-	if err == nil || !strings.Contains(err.Error(), "workspace of lab 3.1, not 4.4") || !strings.Contains(err.Error(), "--dir") {
-		t.Errorf("starting 4.4 in a 3.1 workspace: %v", err)
-	}
-}
-
-// TestStartFindsTheWorkspaceItIsIn: run from inside a workspace (any
-// folder of it), lab start uses that workspace rather than making a new
-// one inside it; from inside another lab's workspace it refuses.
-func TestStartFindsTheWorkspaceItIsIn(t *testing.T) {
-	ws, err := openOrCreateWorkspace("3.1", filepath.Join(t.TempDir(), "mine"), "en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(filepath.Join(ws.Dir, "results"))
-	found, err := openOrCreateWorkspace("3.1", "", "en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if found.Dir != ws.Dir || found.Created {
-		t.Errorf("from inside %s lab start used %s (created=%v)", ws.Dir, found.Dir, found.Created)
-	}
-	if _, err := os.Stat(filepath.Join(ws.Dir, "results", "lab-3.1")); err == nil {
-		t.Error("lab start made a workspace inside the workspace")
-	}
-	if _, err := openOrCreateWorkspace("4.4", "", "en"); err == nil || !strings.Contains(err.Error(), "inside the workspace of lab 3.1") {
-		t.Errorf("lab start 4.4 inside a 3.1 workspace: %v", err)
-	}
-}
-
-// TestStartLeavesOtherFoldersAlone: a folder that holds something else is
-// never filled with lab's files; lab start says how to go on.
-func TestStartLeavesOtherFoldersAlone(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "project")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	before := labtest.TakeSnapshot(t, dir)
-	_, err := openOrCreateWorkspace("3.1", dir, "en")
-	if err == nil || !strings.Contains(err.Error(), "not empty and not a lab workspace") || !strings.Contains(err.Error(), "--dir") {
-		t.Errorf("lab start in another project: %v", err)
-	}
-	if changes := before.Changes(labtest.TakeSnapshot(t, dir)); len(changes) > 0 {
-		t.Errorf("lab start wrote into another project: %v", changes)
-	}
-}
-
 // TestExercisesFollowTheProgressFile: what the exercises layer gets is the
 // progress file's, sent again when a check (here: a write like the
 // checker's) changes it, also one that makes the .lab folder;
 // a corrupt file is reported, not rewritten; a deleted workspace is
 // reported, and followed again once it is back.
 func TestExercisesFollowTheProgressFile(t *testing.T) {
-	ws, err := openOrCreateWorkspace("4.4", filepath.Join(t.TempDir(), "ws"), "en")
+	ws, err := openStartWorkspace(mustLab(t, "4.4"), filepath.Join(t.TempDir(), "ws"), "en")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !ws.Created || ws.describe() != displayDir(ws.Dir)+" (created)" {
+		t.Errorf("a new workspace: created %v, described as %q", ws.Created, ws.describe())
 	}
 	msg := ws.exercisesMsg("en")
 	if len(msg.Exercises) != len(ws.Lab.Exercises) || msg.Exercises[0].Status != "" {
@@ -118,13 +37,7 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pw, err := ws.openProgressWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.close()
-	sent := make(chan tui.ExercisesMsg, 16)
-	go pw.run(ctx, "en", func(m tui.ExercisesMsg) { sent <- m })
+	sent := ws.watchProgress(ctx, "en")
 	passed := func(m tui.ExercisesMsg) int {
 		n := 0
 		for _, e := range m.Exercises {
@@ -139,7 +52,10 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 		t.Helper()
 		for {
 			select {
-			case m := <-sent:
+			case m, open := <-sent:
+				if !open {
+					t.Fatalf("the updates ended: %s", what)
+				}
 				if ok(m) {
 					return m
 				}
@@ -195,17 +111,14 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lab-3.1")
 	t.Cleanup(func() { _ = checker.RemoveBuildFiles(dir) })
 	runCtx, interrupt := context.WithCancel(ctx)
-	var out, errOut labtest.SyncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- runStart(runCtx, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-			StartOptions{Lab: "3.1", Mine: true, Dir: dir})
-	}()
+	ios, out, errOut := syncStreams()
+	done := make(chan int, 1)
+	go func() { done <- Execute(runCtx, ios, []string{"start", "3.1", "--mine", "--dir", dir}) }()
 	var before labtest.Snapshot
 	for !strings.Contains(out.String(), "reconcile.end") || !strings.Contains(out.String(), "hello") {
 		select {
-		case err := <-done:
-			t.Fatalf("lab start --mine ended early: %v\nstderr:\n%s", err, errOut.String())
+		case code := <-done:
+			t.Fatalf("lab start --mine ended early: exit %d\nstderr:\n%s", code, errOut.String())
 		case <-ctx.Done():
 			t.Fatalf("no reconcile of the sample Greeting:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 		case <-time.After(100 * time.Millisecond):
@@ -215,8 +128,8 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 		}
 	}
 	interrupt()
-	if err := <-done; err != nil {
-		t.Fatalf("lab start --mine: %v\nstderr:\n%s", err, errOut.String())
+	if code := <-done; code != 0 {
+		t.Fatalf("lab start --mine: exit %d\nstderr:\n%s", code, errOut.String())
 	}
 	stderr := errOut.String()
 	for _, want := range []string{"workspace " + dir + " (created)", stepBuildMine, "your controller (results/)", "created "} {

@@ -2,7 +2,10 @@
 // every exercise: one folder per lab (3.1/, 4.4/) with a typed, versioned
 // lab.yaml, the instructions in English and Russian, the files a learner
 // starts from, the reference solutions, and the hidden checks. Everything is
-// embedded in the lab binary; Load parses and validates it.
+// embedded in the lab binary; Load parses and validates it. A lab's Runner
+// says how `lab start --mine` runs the learner's own controller: the
+// program (internal/mine builds it) and the sample objects the live view
+// creates and changes for it (Lab.SampleKind, Sample.New, Sample.Change).
 //
 // A lab folder looks like this:
 //
@@ -14,6 +17,7 @@
 //	_starter/...             the exercise files as the learner first sees them (with TODO(lab))
 //	_solution/...            the same files, solved
 //	_checks/...              hidden *_test.go files, added only to the checker's private copy
+//	_runner/main.go          the program that runs the learner's controller (see Runner)
 //
 // The underscore keeps the go tool from building the Go sources inside (they
 // belong to the workspace module, not to lab's); Load still reads them, and

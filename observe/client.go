@@ -131,10 +131,10 @@ type clientObserver struct {
 }
 
 func (o clientObserver) emit(ctx context.Context, verb string, obj runtime.Object, name, source string, err error) {
-	Emit(ctx, o.em, Event{
-		Kind: KindClient, Verb: verb, Object: kindOf(o.scheme, obj), Name: name,
+	Emit(ctx, o.em, ClientEvent(ClientCall{
+		Verb: verb, Object: kindOf(o.scheme, obj), Name: name,
 		Source: source, Outcome: outcomeOf(err), Error: errorText(err),
-	})
+	}))
 }
 
 func (o clientObserver) emitApply(ctx context.Context, verb string, obj runtime.ApplyConfiguration, err error) {
@@ -147,10 +147,10 @@ func (o clientObserver) emitApply(ctx context.Context, verb string, obj runtime.
 	if n, ok := obj.(interface{ GetName() *string }); ok && n.GetName() != nil {
 		name = *n.GetName()
 	}
-	Emit(ctx, o.em, Event{
-		Kind: KindClient, Verb: verb, Object: kind, Name: name,
+	Emit(ctx, o.em, ClientEvent(ClientCall{
+		Verb: verb, Object: kind, Name: name,
 		Source: SourceAPI, Outcome: outcomeOf(err), Error: errorText(err),
-	})
+	}))
 }
 
 // kindOf names the kind of obj; for a list, the kind of its items.

@@ -45,6 +45,9 @@ const (
 	// KindSession opens the stream of a lab session: which lab, in which
 	// namespace, so a reader of a trace (lab replay) need not guess.
 	KindSession Kind = "session"
+	// KindRunnerReady says a learner's runner (`lab start --mine`) has its
+	// controller running, and names the switch of its simulated world.
+	KindRunnerReady Kind = "runner.ready"
 )
 
 // Reconcile results as reported in reconcile.end "result".
@@ -73,7 +76,10 @@ const (
 
 // Event is one observation. It is deliberately flat: one struct for every
 // kind, with only the fields that kind uses filled in, so one encoder, one
-// decoder and one renderer serve all of them.
+// decoder and one renderer serve all of them. Some fields mean different
+// things by kind; build events with the constructors (SwitchEvent,
+// GateEvent, ...) and read those fields through the accessors (Switch,
+// GateAction, ...) in kinds.go, which say what each kind puts where.
 type Event struct {
 	V          int       `json:"v"`
 	Seq        uint64    `json:"seq"`
@@ -87,7 +93,7 @@ type Event struct {
 	// Cause is the seq of the watch event that led to this queue add.
 	Cause uint64 `json:"cause,omitempty"`
 
-	// watch: Type is ADDED|MODIFIED|DELETED; condition: the condition type.
+	// watch: Type is ADDED|MODIFIED|DELETED|GENERIC; condition: the condition type.
 	Type            string `json:"type,omitempty"`
 	Object          string `json:"object,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
@@ -104,7 +110,8 @@ type Event struct {
 	Error        string   `json:"error,omitempty"`
 	DurationMs   float64  `json:"durationMs,omitempty"`
 
-	// client
+	// client (Name: the object's; switch, runner.ready: the switch's;
+	// scenario: the actor's)
 	Verb    string `json:"verb,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Source  string `json:"source,omitempty"`
@@ -123,12 +130,15 @@ type Event struct {
 	Attempt int `json:"attempt,omitempty"`
 	// ratelimit
 	Wait Duration `json:"wait,omitempty"`
-	// external
+	// external (Op: the call; scenario: the step)
 	Op        string  `json:"op,omitempty"`
 	LatencyMs float64 `json:"latencyMs,omitempty"`
 
-	// switch: Name is the switch, Value its new value.
-	Value string `json:"value,omitempty"`
+	// switch: Name is the switch, Value its new value; gate: Value is the
+	// GateAction; runner.ready: Name is the switch, Value its current value
+	// and Values all it takes.
+	Value  string   `json:"value,omitempty"`
+	Values []string `json:"values,omitempty"`
 
 	// session
 	Lab       string `json:"lab,omitempty"`

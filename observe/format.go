@@ -64,7 +64,7 @@ func (e Event) Fields() Fields {
 	var f fieldList
 	switch e.Kind {
 	case KindWatch:
-		f.add("", e.Type)
+		f.add("", e.WatchType())
 		f.add("", e.Object)
 		f.aux("rv", e.ResourceVersion)
 		f.addInt("gen", e.Generation)
@@ -86,33 +86,50 @@ func (e Event) Fields() Fields {
 		f.aux("took", millis(e.DurationMs))
 		f.addQuoted("error", e.Error)
 	case KindClient:
-		f.add("", e.Verb)
-		f.add("", joinNonEmpty("/", e.Object, e.Name))
-		f.add("from", e.Source)
-		f.add("→", e.Outcome)
-		f.addQuoted("error", e.Error)
+		c := e.ClientCall()
+		f.add("", c.Verb)
+		f.add("", joinNonEmpty("/", c.Object, c.Name))
+		f.add("from", c.Source)
+		f.add("→", c.Outcome)
+		f.addQuoted("error", c.Error)
 	case KindPhase, KindBreaker:
 		f.add("", orNone(e.From)+" → "+orNone(e.To))
 		f.addInt("failures", int64(e.Failures))
 	case KindCondition:
-		f.add("", e.Type+"="+e.Status)
-		f.add("reason", e.Reason)
-		f.addQuoted("message", e.Message)
+		c := e.Condition()
+		f.add("", c.Type+"="+string(c.Status))
+		f.add("reason", c.Reason)
+		f.addQuoted("message", c.Message)
 	case KindBackoff:
 		f.addInt("attempt", int64(e.Attempt))
 		f.addDuration("delay", e.Delay)
 	case KindRateLimit:
 		f.addDuration("wait", e.Wait)
 	case KindExternal:
-		f.add("", e.Op)
-		f.add("→", e.Outcome)
-		f.aux("latency", millis(e.LatencyMs))
+		c := e.ExternalCall()
+		f.add("", c.Op)
+		f.add("→", c.Outcome)
+		f.aux("latency", millis(e.LatencyMs)) // as recorded: the Duration would round it
 	case KindSwitch:
-		f.add("", e.Name+"="+e.Value)
+		name, value := e.Switch()
+		f.add("", name+"="+value)
+	case KindGate:
+		f.add("", string(e.GateAction()))
+	case KindScenario:
+		step := e.ScenarioStep()
+		f.add("", step.Actor)
+		f.add("", step.Step)
+		f.addQuoted("", step.Message)
+		f.addQuoted("error", e.Error)
 	case KindSession:
 		f.add("lab", e.Lab)
 		f.add("namespace", e.Namespace)
-	default: // gate, scenario and kinds added later: every non-empty generic field
+	case KindRunnerReady:
+		if sw, value := e.RunnerReady(); sw.Name != "" {
+			f.add("", sw.Name+"="+value)
+			f.add("values", strings.Join(sw.Values, ","))
+		}
+	default: // a kind this version does not know (a newer trace): every non-empty generic field
 		f.add("", e.Name)
 		f.add("", e.Op)
 		f.add("", e.Value)

@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
-// Gate values, reported in a gate event's Value.
+// GateAction is what a gate event reports the gate did (Event.GateAction).
+type GateAction string
+
+// Gate actions; the values are part of the JSON Lines format.
 const (
-	GatePaused  = "paused"
-	GateResumed = "resumed"
+	GatePaused  GateAction = "paused"
+	GateResumed GateAction = "resumed"
 	// GateStep: one reconcile (Key) was let through by Step.
-	GateStep = "step"
+	GateStep GateAction = "step"
 	// GateWaiting: a worker is holding a reconcile (Key) at the paused gate.
-	GateWaiting = "waiting"
+	GateWaiting GateAction = "waiting"
 )
 
 // Gate lets a person step through reconciles one at a time. While it is
@@ -66,7 +70,7 @@ func (g *Gate) Pause() {
 	}
 	g.paused = true
 	g.steps = 0
-	g.emitLocked(Event{Kind: KindGate, Value: GatePaused})
+	g.emitLocked(GateEvent(GatePaused, Scope{}))
 }
 
 // Resume opens the gate and releases every waiting worker.
@@ -78,7 +82,7 @@ func (g *Gate) Resume() {
 	}
 	g.paused = false
 	g.steps = 0
-	g.emitLocked(Event{Kind: KindGate, Value: GateResumed})
+	g.emitLocked(GateEvent(GateResumed, Scope{}))
 	for _, w := range g.waiters {
 		close(w.release)
 	}
@@ -102,7 +106,7 @@ func (g *Gate) Step() {
 	w := g.waiters[0]
 	g.waiters = g.waiters[1:]
 	// Emit before releasing, so the step precedes the reconcile.start it allows.
-	w.em.Emit(stepEvent(w.scope))
+	w.em.Emit(GateEvent(GateStep, w.scope))
 	close(w.release)
 }
 
@@ -130,13 +134,13 @@ func (g *Gate) wait(ctx context.Context, em Emitter, scope Scope) error {
 	}
 	if g.steps > 0 {
 		g.steps--
-		em.Emit(stepEvent(scope))
+		em.Emit(GateEvent(GateStep, scope))
 		g.mu.Unlock()
 		return nil
 	}
 	w := &gateWaiter{release: make(chan struct{}), scope: scope, em: em}
 	g.waiters = append(g.waiters, w)
-	em.Emit(Event{Kind: KindGate, Value: GateWaiting, Controller: scope.Controller, Key: scope.Key, ReconcileID: scope.ReconcileID})
+	em.Emit(GateEvent(GateWaiting, scope))
 	g.mu.Unlock()
 
 	select {
@@ -157,6 +161,47 @@ func (g *Gate) wait(ctx context.Context, em Emitter, scope Scope) error {
 	return nil
 }
 
-func stepEvent(s Scope) Event {
-	return Event{Kind: KindGate, Value: GateStep, Controller: s.Controller, Key: s.Key, ReconcileID: s.ReconcileID}
+// GateState is a Gate as its events describe it: the one fold of gate
+// events, for every reader that knows the gate only from them (the live
+// view, lab's side of a learner's controller under --mine). The zero value
+// is an open gate nobody has reported on yet.
+//
+// A reconcile that leaves the gate because its context ended (the
+// controller stopping) emits nothing, so Waiting still counts it until the
+// next resume.
+type GateState struct {
+	// Seen is set once any gate event arrived.
+	Seen   bool
+	Paused bool
+	// Waiting is how many reconciles are held at the gate.
+	Waiting int
+	// Steps counts the reconciles let through one at a time.
+	Steps int
+	// Since is when the gate last paused or resumed.
+	Since time.Time
+}
+
+// Apply folds e into the state; events of other kinds change nothing.
+func (g *GateState) Apply(e Event) {
+	action := e.GateAction()
+	if action == "" {
+		return
+	}
+	g.Seen = true
+	switch action {
+	case GatePaused:
+		g.Paused, g.Since = true, e.Time
+	case GateResumed:
+		g.Paused, g.Waiting, g.Since = false, 0, e.Time
+	case GateWaiting:
+		g.Waiting++
+	case GateStep:
+		g.Steps++
+		// A step either releases a held reconcile or is spent by the next
+		// to arrive, which never waited. The gate keeps steps for arrivals
+		// only while none is held, so with Waiting > 0 this one released one.
+		if g.Waiting > 0 {
+			g.Waiting--
+		}
+	}
 }

@@ -31,6 +31,7 @@ func sampleEvents() []Event {
 		{Kind: KindRateLimit, Wait: Duration(1500 * time.Millisecond)},
 		{Kind: KindExternal, Op: "health", Outcome: OutcomeOK, LatencyMs: 0.25},
 		{Kind: KindSwitch, Name: "requeue", Value: "after"},
+		RunnerReadyEvent(Switch{Name: "external", Values: []string{"healthy", "down"}}, "healthy"),
 	} {
 		b.Emit(e)
 	}

@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -125,8 +126,27 @@ func count(events []Event, match func(Event) bool) int {
 
 func isKind(k Kind) func(Event) bool { return func(e Event) bool { return e.Kind == k } }
 
-func isGate(value string) func(Event) bool {
-	return func(e Event) bool { return e.Kind == KindGate && e.Value == value }
+func isGate(action GateAction) func(Event) bool {
+	return func(e Event) bool { return e.GateAction() == action }
+}
+
+// folded is the gate as its recorded events describe it.
+func (h *gateHarness) folded() GateState {
+	var g GateState
+	for _, e := range h.rec.Events() {
+		g.Apply(e)
+	}
+	return g
+}
+
+// checkFold: the fold of the gate's events agrees with the gate itself.
+func (h *gateHarness) checkFold(t *testing.T, when string) {
+	t.Helper()
+	g := h.folded()
+	if g.Paused != h.gate.Paused() || g.Waiting != h.gate.Waiting() {
+		t.Errorf("%s: events say paused=%v waiting=%d, the gate paused=%v waiting=%d",
+			when, g.Paused, g.Waiting, h.gate.Paused(), h.gate.Waiting())
+	}
 }
 
 func (h *gateHarness) waitFor(t *testing.T, what string, match func(Event) bool, n int) {
@@ -160,6 +180,7 @@ func TestGateStepsOneAtATimeInArrivalOrder(t *testing.T) {
 	if got := h.gate.Waiting(); got != 3 {
 		t.Fatalf("Waiting() = %d, want 3", got)
 	}
+	h.checkFold(t, "three held")
 	if ran := h.ranSoFar(); len(ran) != 0 {
 		t.Fatalf("reconciles ran through a paused gate: %v", ran)
 	}
@@ -169,6 +190,7 @@ func TestGateStepsOneAtATimeInArrivalOrder(t *testing.T) {
 		if got := h.gate.Waiting(); got != 3-step {
 			t.Fatalf("after %d steps Waiting() = %d, want %d", step, got, 3-step)
 		}
+		h.checkFold(t, fmt.Sprintf("after %d steps", step))
 		h.waitFor(t, "reconciles", isKind(KindReconcileEnd), step)
 		if ran := h.ranSoFar(); len(ran) != step {
 			t.Fatalf("after %d steps %d reconciles ran: %v", step, len(ran), ran)
@@ -183,11 +205,15 @@ func TestGateStepsOneAtATimeInArrivalOrder(t *testing.T) {
 	if h.gate.Waiting() != 0 || h.gate.Paused() {
 		t.Errorf("after Resume: Waiting()=%d Paused()=%v", h.gate.Waiting(), h.gate.Paused())
 	}
+	h.checkFold(t, "after Resume")
+	if g := h.folded(); g.Steps != 2 || !g.Seen {
+		t.Errorf("folded %+v, want 2 steps seen", g)
+	}
 	var gateEvents []string
 	for _, e := range h.rec.Events() {
 		switch {
 		case e.Kind == KindGate:
-			gateEvents = append(gateEvents, e.Value+" "+e.Key)
+			gateEvents = append(gateEvents, string(e.GateAction())+" "+e.Key)
 		case e.Kind == KindReconcileStart:
 			gateEvents = append(gateEvents, "start "+e.Key)
 		}
@@ -215,6 +241,7 @@ func TestGateStepBeforeArrivalIsNotLost(t *testing.T) {
 	if n := count(h.rec.Events(), isGate(GateStep)); n != 1 {
 		t.Errorf("%d step events, want 1", n)
 	}
+	h.checkFold(t, "a banked step spent") // the step released nobody who waited
 
 	// The banked step is spent: the next reconcile waits.
 	done := make(chan error, 1)
@@ -226,6 +253,7 @@ func TestGateStepBeforeArrivalIsNotLost(t *testing.T) {
 	if ran := h.ranSoFar(); len(ran) != 1 {
 		t.Fatalf("second reconcile ran without a step: %v", ran)
 	}
+	h.checkFold(t, "one held after the banked step")
 	h.gate.Resume()
 	if err := <-done; err != nil {
 		t.Fatal(err)

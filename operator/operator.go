@@ -32,7 +32,10 @@ const (
 // exist: the lab definitions (package labs) must declare exactly these.
 func Labs() []string { return []string{Lab31, Lab44} }
 
-// CheckLab returns an error naming the valid labs if lab is not one of them.
+// CheckLab returns an error naming the valid labs if lab is not one of
+// them: New's guard, and the session's before it starts anything. Commands
+// check a learner's lab id against the lab definitions (labs.Get) instead,
+// so that a learner sees one message, from the one registry they read.
 func CheckLab(lab string) error {
 	if slices.Contains(Labs(), lab) {
 		return nil

@@ -11,7 +11,8 @@ import (
 
 // Options control how a line looks.
 type Options struct {
-	// Color adds ANSI colours (only for terminals).
+	// Color adds the 16 ANSI colours; the caller decides it from its
+	// streams (iostreams.IOStreams.ColorEnabled).
 	Color bool
 	// Start, if set, makes times relative to it ("+1.234s") instead of wall-clock.
 	Start time.Time

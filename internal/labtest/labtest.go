@@ -1,7 +1,8 @@
 // Package labtest helps tests that exercise lab as a user meets it: it
 // builds the real lab binary once per test process, finds the processes a
 // lab process started, drives it in a real terminal (tmux) and tells
-// whether a workspace changed.
+// whether a workspace changed; it also creates lab workspaces, solved or
+// not, for the tests that build them.
 package labtest
 
 import (

@@ -1,8 +1,10 @@
 // Package learnerctl runs a learner's own controller for `lab start --mine`:
-// the program checker.BuildRunner compiled from their workspace. It
+// the program mine.Build compiled from their workspace. It
 // forwards the program's events onto lab's bus, so the live view shows them
 // as it shows the reference operator's, and passes the view's step-through
-// and switch commands to it (the line protocol of labs/runkit).
+// and switch commands to it (the line protocol of labs/runkit). The
+// program is ready when its runner.ready event arrives; what it writes on
+// stderr is the learner's own output, shown and kept for error messages.
 package learnerctl
 
 import (
@@ -19,7 +21,6 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/internal/proc"
-	"github.com/operator-lab/lab/labs/runkit"
 	"github.com/operator-lab/lab/observe"
 )
 
@@ -45,12 +46,6 @@ type Options struct {
 // watches, so its explanation arrives first.
 const DefaultReadyTimeout = 90 * time.Second
 
-// Switch is the setting of the program's simulated world.
-type Switch struct {
-	Name   string
-	Values []string
-}
-
 // Process is a running controller program.
 type Process struct {
 	cmd   *exec.Cmd
@@ -58,12 +53,13 @@ type Process struct {
 	bus   *observe.Bus
 	echo  io.Writer // where the learner's lines are shown as they come
 
-	mu      sync.Mutex
-	sw      Switch
-	value   string
-	paused  bool
-	waiting int
-	output  []string // the last lines the program wrote on stderr
+	mu sync.Mutex
+	// sw is the switch the ready event announced; value its current value.
+	sw    observe.Switch
+	value string
+	// gate is the program's step-through gate, folded from its events.
+	gate   observe.GateState
+	output []string // the last lines the program printed
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -102,7 +98,8 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start your controller: %w", err)
 	}
-	p := &Process{cmd: cmd, stdin: stdin, bus: opts.Bus, echo: opts.Output, ready: make(chan struct{}), exited: make(chan struct{})}
+	p := newProcess(opts.Bus, opts.Output)
+	p.cmd, p.stdin = cmd, stdin
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); p.forward(stdout) }()
@@ -143,6 +140,10 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 }
 
+func newProcess(bus *observe.Bus, echo io.Writer) *Process {
+	return &Process{bus: bus, echo: echo, ready: make(chan struct{}), exited: make(chan struct{})}
+}
+
 // maxLine is the longest line kept of the program's output; the rest of a
 // longer line is read and dropped, so the program never blocks on a full pipe.
 const maxLine = 64 * 1024
@@ -167,7 +168,9 @@ func eachLine(r io.Reader, fn func(line []byte)) {
 
 // forward decodes the program's events onto lab's bus. The bus numbers
 // events anew, so the program's watch events are remembered by their old
-// number, and the queue adds they caused point at the new one.
+// number, and the queue adds they caused point at the new one. Each event
+// is noted before it is re-emitted, so whoever sees it on lab's bus finds
+// Switch, Paused and Waiting already saying what it says.
 func (p *Process) forward(stdout io.Reader) {
 	renumbered := map[uint64]uint64{}
 	eachLine(stdout, func(line []byte) {
@@ -184,7 +187,7 @@ func (p *Process) forward(stdout io.Reader) {
 		if e.Cause != 0 {
 			e.Cause = renumbered[e.Cause]
 		}
-		p.noteGate(e)
+		p.note(e)
 		seq := p.bus.EmitSeq(e)
 		if e.Kind == observe.KindWatch {
 			renumbered[own] = seq
@@ -208,54 +211,29 @@ func forgetOld(renumbered map[uint64]uint64, latest uint64) {
 	}
 }
 
-// noteGate follows the program's gate, so Paused and Waiting answer at once.
-func (p *Process) noteGate(e observe.Event) {
-	if e.Kind != observe.KindGate && e.Kind != observe.KindSwitch {
-		return
-	}
+// note follows what the program reports of itself: that it is ready (with
+// its switch), its switch's value and its step-through gate.
+func (p *Process) note(e observe.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch {
-	case e.Kind == observe.KindSwitch && e.Name == p.sw.Name:
-		p.value = e.Value
-	case e.Value == observe.GatePaused:
-		p.paused = true
-	case e.Value == observe.GateResumed:
-		p.paused, p.waiting = false, 0
-	case e.Value == observe.GateWaiting:
-		p.waiting++
-	case e.Value == observe.GateStep && p.waiting > 0:
-		p.waiting--
-	}
-}
-
-// readOutput watches stderr for the ready line and keeps the rest.
-func (p *Process) readOutput(stderr io.Reader) {
-	eachLine(stderr, func(raw []byte) {
-		line := string(raw)
-		if rest, ok := strings.CutPrefix(line, runkit.ReadyLine); ok {
-			p.readyOnce.Do(func() {
-				p.mu.Lock()
-				p.sw = parseSwitch(strings.TrimSpace(rest))
-				if len(p.sw.Values) > 0 {
-					p.value = p.sw.Values[0]
-				}
-				p.mu.Unlock()
-				close(p.ready)
-			})
-			return
+	p.gate.Apply(e)
+	switch e.Kind {
+	case observe.KindRunnerReady:
+		p.readyOnce.Do(func() {
+			p.sw, p.value = e.RunnerReady()
+			close(p.ready)
+		})
+	case observe.KindSwitch:
+		if name, value := e.Switch(); name == p.sw.Name {
+			p.value = value
 		}
-		p.keepOutput(line)
-	})
+	}
 }
 
-// parseSwitch reads "name=v1,v2,…".
-func parseSwitch(s string) Switch {
-	name, values, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return Switch{}
-	}
-	return Switch{Name: name, Values: strings.Split(values, ",")}
+// readOutput keeps what the program prints on stderr: the learner's own
+// output (the program's events and readiness come on stdout).
+func (p *Process) readOutput(stderr io.Reader) {
+	eachLine(stderr, func(line []byte) { p.keepOutput(string(line)) })
 }
 
 func (p *Process) keepOutput(line string) {
@@ -285,7 +263,7 @@ func (p *Process) Output() []string {
 }
 
 // Switch returns the program's switch and its current value.
-func (p *Process) Switch() (Switch, string) {
+func (p *Process) Switch() (observe.Switch, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sw, p.value
@@ -300,45 +278,39 @@ func (p *Process) Set(name, value string) error {
 	if err := p.send("set " + name + "=" + value); err != nil {
 		return err
 	}
+	// Taken at once rather than when the program's switch event arrives:
+	// the live view cycles a switch from the value it read last, so a
+	// second key press right after the first must see this one.
 	p.mu.Lock()
 	p.value = value
 	p.mu.Unlock()
 	return nil
 }
 
-// Pause, Resume and Step drive the program's step-through gate.
-func (p *Process) Pause() { p.sendGate("pause", func() { p.paused = true }) }
+// Pause, Resume and Step drive the program's step-through gate. What the
+// gate does is known from its events alone (Paused, Waiting): they arrive
+// within a pipe's round trip, and the live view folds the same events.
+// Sending fails only once the program has exited, which Exited reports.
+func (p *Process) Pause() { _ = p.send("pause") }
 
 // Resume lets every held reconcile run.
-func (p *Process) Resume() { p.sendGate("resume", func() { p.paused, p.waiting = false, 0 }) }
+func (p *Process) Resume() { _ = p.send("resume") }
 
 // Step lets one held reconcile run.
-func (p *Process) Step() { p.sendGate("step", nil) }
+func (p *Process) Step() { _ = p.send("step") }
 
-// sendGate sends a gate command and, if it went through, applies the
-// change it makes at once, ahead of the program's own gate event.
-func (p *Process) sendGate(command string, apply func()) {
-	if p.send(command) != nil || apply == nil {
-		return
-	}
+// Gate is the program's step-through gate as its events describe it.
+func (p *Process) Gate() observe.GateState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	apply()
+	return p.gate
 }
 
 // Paused says whether the gate holds reconciles.
-func (p *Process) Paused() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.paused
-}
+func (p *Process) Paused() bool { return p.Gate().Paused }
 
 // Waiting is how many reconciles are held at the gate.
-func (p *Process) Waiting() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.waiting
-}
+func (p *Process) Waiting() int { return p.Gate().Waiting }
 
 func (p *Process) send(command string) error {
 	select {

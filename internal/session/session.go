@@ -126,7 +126,7 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 	s.Namespace = ns.Name
 	progress(opts, StepNamespace, ns.Name, t)
 	// The stream's first event says what it is a stream of.
-	s.Bus.Emit(observe.Event{Kind: observe.KindSession, Lab: opts.Lab, Namespace: ns.Name})
+	s.Bus.Emit(observe.SessionEvent(opts.Lab, ns.Name))
 	if opts.NoOperator {
 		return nil
 	}

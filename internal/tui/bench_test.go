@@ -109,7 +109,7 @@ func BenchmarkReplaySeek(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.replay.seek(m.state, len(trace)-1-i%2)
+		m.replay.seek(len(trace) - 1 - i%2)
 	}
 }
 

@@ -19,7 +19,9 @@ type Switch struct {
 // Controls is what the UI drives on a running lab: the operator's pattern
 // switches, its step-through gate, and changes to the lab's objects. The
 // UI calls the switch and gate methods from its update loop, so they must
-// return at once; the object methods run in the background.
+// return at once; the object methods run in the background. What the UI
+// shows of the gate and the switches comes from their events, not from
+// here.
 type Controls interface {
 	OperatorControls
 
@@ -39,19 +41,18 @@ type Controls interface {
 // OperatorControls is the part of Controls that acts on the running
 // controller (the reference operator or the learner's own).
 type OperatorControls interface {
-	// Switches returns every switch with its current value.
+	// Switches returns every switch with its current value and options:
+	// which switches the lab has, and what their keys move through.
 	Switches() []Switch
 	// SetSwitch changes a switch on the running operator.
 	SetSwitch(name, value string) error
 
 	// Pause makes workers wait before each reconcile; Step lets exactly
-	// one waiting reconcile through; Resume lets them all run.
+	// one waiting reconcile through; Resume lets them all run. Whether the
+	// gate is paused, and how many it holds, the gate's events say.
 	Pause()
 	Resume()
 	Step()
-	Paused() bool
-	// Waiting is how many workers are held at the gate.
-	Waiting() int
 }
 
 // Header is what the header line says about the lab and its control plane.

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/operator/scenario"
 	"github.com/operator-lab/lab/operator/switches"
 )
@@ -40,55 +41,53 @@ func (o controlObjects) Update(ctx context.Context, key string, n int) error {
 
 func (o controlObjects) Delete(ctx context.Context, key string) error { return o.c.Delete(ctx, key) }
 
-// runDemo shows the current section's demo on the running operator: its
-// switches are set at once, then its scenario's change runs in the background.
-func (m *Model) runDemo() tea.Cmd {
-	section, ok := m.lesson.current()
-	if !ok || section.Demo == nil || m.controls == nil || m.replay != nil {
+// runDemo shows a lesson section's demo on the running operator (of lab):
+// its switches are set at once, then its scenario's change runs in the
+// background.
+func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
+	d := section.Demo
+	if d == nil || l.controls == nil || l.c.replay {
 		return nil
 	}
-	d := section.Demo
-	if d.Lab != m.header.Lab {
-		m.setStatus(fmt.Sprintf("this demo runs in lab %s: lab start %s", d.Lab, d.Lab), true)
+	if d.Lab != lab {
+		l.c.setStatus(fmt.Sprintf("this demo runs in lab %s: lab start %s", d.Lab, d.Lab), true)
 		return nil
 	}
 	var scen *scenario.Scenario
 	if d.Scenario != "" {
 		s, err := scenario.Get(d.Lab, d.Scenario)
 		if err != nil {
-			m.setStatus(fmt.Sprintf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
+			l.c.setStatus(fmt.Sprintf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
 			return nil
 		}
 		scen = &s
 	}
 	var applied []string
 	set := func(name, value string) bool {
-		if err := m.controls.SetSwitch(name, value); err != nil {
-			m.setStatus(fmt.Sprintf("demo: %s=%s: %v", name, value, err), true)
+		if err := l.controls.SetSwitch(name, value); err != nil {
+			l.c.setStatus(fmt.Sprintf("demo: %s=%s: %v", name, value, err), true)
 			return false
 		}
 		applied = append(applied, name+"="+value)
-		m.changed, m.changedAt = name, m.clock()
+		l.c.noteChanged(name)
 		return true
 	}
-	defer m.refreshControls()
 	for _, sw := range d.Switches {
 		if !set(sw.Name, sw.Value) {
 			return nil
 		}
 	}
-	m.refreshControls() // the outage below is timed at the timescale just set
-	m.outage = nil      // a new demo replaces the one running
+	l.outage = nil // a new demo replaces the one running
 	outcome := ""
 	if scen != nil && scen.External != "" {
-		if !set(switchExternal, string(scen.External)) {
+		if !set(switches.NameExternal, string(scen.External)) {
 			return nil
 		}
-		wait := m.scaled(scen.Recover)
-		m.outage = &outage{until: m.clock().Add(wait), from: string(scen.External)}
+		wait := l.scaled(scen.Recover) // at the timescale the demo just set
+		l.outage = &outage{until: l.c.clock().Add(wait), from: string(scen.External)}
 		outcome = fmt.Sprintf("; external healthy again in %s", formatDuration(wait.Round(100*time.Millisecond)))
 	}
-	if m.paused {
+	if paused, _ := l.c.gate(); paused {
 		outcome += " (paused: s lets a reconcile through)"
 	}
 	what := "demo " + section.ID
@@ -96,23 +95,23 @@ func (m *Model) runDemo() tea.Cmd {
 		what += ": " + strings.Join(applied, ", ")
 	}
 	if scen == nil {
-		m.setStatus(what+outcome, false)
+		l.c.setStatus(what+outcome, false)
 		return nil
 	}
 	target := ""
-	if o, ok := m.selectedObject(); ok && scen.Target && !o.Deleted {
+	if o, ok := l.f.object(l.c.state); ok && scen.Target && !o.Deleted {
 		target = o.Key
 	}
 	s := *scen
-	return m.notedAction(what+"; "+s.Did, func(ctx context.Context, c Controls) (string, error) {
+	return l.notedAction(what+"; "+s.Did, func(ctx context.Context, c Controls) (string, error) {
 		return s.Live(ctx, controlObjects{c}, target)
 	}, outcome)
 }
 
 // scaled is an operator delay in real time at the current timescale, read
-// the way the operator reads it.
-func (m Model) scaled(d time.Duration) time.Duration {
-	sw, ok := m.switchByName(switchTimescale)
+// from the controls the way the operator reads it.
+func (l *live) scaled(d time.Duration) time.Duration {
+	sw, ok := l.current(switches.NameTimescale)
 	if !ok {
 		return d
 	}
@@ -125,21 +124,20 @@ func (m Model) scaled(d time.Duration) time.Duration {
 
 // endOutage brings the external system back once an outage demo is over
 // (checked on every tick of the live view's clock).
-func (m *Model) endOutage() {
-	o := m.outage
-	if o == nil || m.controls == nil || m.clock().Before(o.until) {
+func (l *live) endOutage() {
+	o := l.outage
+	if o == nil || l.controls == nil || l.c.clock().Before(o.until) {
 		return
 	}
-	m.outage = nil
-	if sw, ok := m.switchByName(switchExternal); !ok || sw.Value != o.from {
+	l.outage = nil
+	if sw, ok := l.current(switches.NameExternal); !ok || sw.Value != o.from {
 		return // changed by hand since: leave it
 	}
 	healthy := string(switches.ExternalHealthy)
-	if err := m.controls.SetSwitch(switchExternal, healthy); err != nil {
-		m.setStatus(fmt.Sprintf("demo: external=%s: %v", healthy, err), true)
+	if err := l.controls.SetSwitch(switches.NameExternal, healthy); err != nil {
+		l.c.setStatus(fmt.Sprintf("demo: external=%s: %v", healthy, err), true)
 		return
 	}
-	m.changed, m.changedAt = switchExternal, m.clock()
-	m.setStatus("demo: the external system is healthy again — watch the next retry succeed", false)
-	m.refreshControls()
+	l.c.noteChanged(switches.NameExternal)
+	l.c.setStatus("demo: the external system is healthy again — watch the next retry succeed", false)
 }

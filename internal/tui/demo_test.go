@@ -45,8 +45,8 @@ func TestEveryLessonDemoRunsLive(t *testing.T) {
 				if got, want := strings.Join(fake.Calls(), ","), strings.Join(append(switches, want...), ","); got != want {
 					t.Fatalf("calls = %s, want %s", got, want)
 				}
-				if status := m.status.text; !strings.HasPrefix(status, "demo "+s.ID) || m.status.bad {
-					t.Fatalf("status = %q (bad %v)", status, m.status.bad)
+				if status := m.c.status.text; !strings.HasPrefix(status, "demo "+s.ID) || m.c.status.bad {
+					t.Fatalf("status = %q (bad %v)", status, m.c.status.bad)
 				}
 			})
 		}
@@ -63,7 +63,7 @@ func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
 	m, cmd := press(m, "w")
 	m = update(m, cmd())
 	if fake.value("external") != "down" || !strings.Contains(m.View(), "external healthy again in 3s") {
-		t.Fatalf("external = %s; status: %s", fake.value("external"), m.status.text)
+		t.Fatalf("external = %s; status: %s", fake.value("external"), m.c.status.text)
 	}
 	clock.now = t0.Add(2900 * time.Millisecond)
 	m = update(m, tickMsg(clock.now))
@@ -73,7 +73,7 @@ func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
 	clock.now = t0.Add(3 * time.Second)
 	m = update(m, tickMsg(clock.now))
 	if fake.value("external") != "healthy" || !strings.Contains(m.View(), "external system is healthy again") {
-		t.Fatalf("after 3s external = %s; status %q", fake.value("external"), m.status.text)
+		t.Fatalf("after 3s external = %s; status %q", fake.value("external"), m.c.status.text)
 	}
 
 	// Changed by hand during the outage: the demo leaves it alone.
@@ -101,8 +101,8 @@ func TestOutageDemoIsTimedAtTheTimescaleItSets(t *testing.T) {
 	}
 	m, cmd := press(m, "w")
 	m = update(m, cmd())
-	if fake.value("timescale") != "10" || m.outage == nil || m.outage.until != t0.Add(3*time.Second) {
-		t.Fatalf("timescale %s, outage %+v; status %q", fake.value("timescale"), m.outage, m.status.text)
+	if fake.value("timescale") != "10" || m.live.outage == nil || m.live.outage.until != t0.Add(3*time.Second) {
+		t.Fatalf("timescale %s, outage %+v; status %q", fake.value("timescale"), m.live.outage, m.c.status.text)
 	}
 }
 
@@ -134,15 +134,15 @@ func TestDemoKeyIsDisabledInAReplay(t *testing.T) {
 	if !strings.Contains(view, "▶ demos run on a live lab, not in a replay: lab start 4.4") {
 		t.Fatalf("no note about demos in a replay:\n%s", lessonFrame(t, view))
 	}
-	if m.keys.Demo.Enabled() || strings.Contains(view, "w see this") {
+	if m.lesson.keys.Demo.Enabled() || strings.Contains(view, "w see this") {
 		t.Fatal("w is offered in a replay")
 	}
 	if helpLine := view[strings.LastIndex(view, "\n"):]; strings.Count(helpLine, "L close lesson") != 1 || !strings.Contains(helpLine, "→ next event") {
 		t.Fatalf("help line %q", helpLine)
 	}
 	m, cmd := press(m, "w")
-	if cmd != nil || m.status.text != "" {
-		t.Fatalf("w did something in a replay: status %q", m.status.text)
+	if cmd != nil || m.c.status.text != "" {
+		t.Fatalf("w did something in a replay: status %q", m.c.status.text)
 	}
 	// The replay keys still work with the lesson open.
 	m, _ = press(m, "right")

@@ -13,10 +13,18 @@
 // The model consumes only observe.Event values (folded by package state)
 // and drives the lab only through the Controls interface, so it is tested
 // with synthetic events and a fake, and `lab start` / `lab replay` wire in
-// the real operator.
+// the real operator. Everything it shows, the step-through gate and the
+// switches included, comes from the folded events, in live, replay and
+// --mine mode alike; the controls are asked only which switches the lab
+// has and, for a switch no event has reported yet, its value at start.
 //
-// The root Model routes messages and draws the header and footer. The
-// start-up screen, the lesson pane and the exercises layer are components
-// with their own Update, View and SetSize; setSize gives each its size once
-// per resize, so View only draws.
+// The screen is made of components in the manner of soft-serve: the
+// start-up screen, the dashboard (its panes: sequence, queue, objects,
+// retry delays, patterns), the lesson, the exercises, the help overlay,
+// the replay and the live controls. Each has its own key map (shown
+// through ShortHelp and FullHelp) and its own Update, and those that draw
+// a View and a SetSize; layouts are chosen in SetSize, once per resize, so
+// View only draws. The root Model keeps one open layer (none, lesson,
+// exercises, help), routes messages by it, and draws only the header and
+// the footer.
 package tui

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -77,14 +78,50 @@ var (
 
 // exercisesLayer is the learner's workspace and its progress, drawn as
 // the layer below the operator; a component of the root, which gives it
-// its size (SetSize) and draws its lines (View) in the layer's frame.
+// its size (SetSize) and draws its lines (View) in the layer's frame. Its
+// one key, x, opens and closes it; the root acts on it, since the layer
+// shares its place with the lesson.
 type exercisesLayer struct {
 	st    Styles
 	lang  string // of the UI's own text: the lesson pane's
 	clock func() time.Time
 	ws    *ExercisesMsg // nil: no workspace
+	keys  exercisesKeys
 
 	width, height int // inside the frame
+}
+
+type exercisesKeys struct{ Toggle key.Binding }
+
+func newExercisesLayer(st Styles, lang string, clock func() time.Time) *exercisesLayer {
+	return &exercisesLayer{st: st, lang: lang, clock: clock,
+		keys: exercisesKeys{Toggle: bind([]string{"x"}, "x", "exercises")}}
+}
+
+// configure enables x (live without a workspace it still answers: it says
+// there is none) and names what it does now.
+func (x *exercisesLayer) configure(enabled, open bool) {
+	x.keys.Toggle.SetEnabled(enabled)
+	if open {
+		x.keys.Toggle.SetHelp("x", "close exercises")
+	} else {
+		x.keys.Toggle.SetHelp("x", "exercises")
+	}
+}
+
+// ShortHelp and FullHelp offer x only with a workspace to show.
+func (x *exercisesLayer) ShortHelp() []key.Binding {
+	if !x.known() {
+		return nil
+	}
+	return []key.Binding{x.keys.Toggle}
+}
+
+func (x *exercisesLayer) FullHelp() [][]key.Binding {
+	if !x.known() {
+		return nil
+	}
+	return [][]key.Binding{{x.keys.Toggle}}
 }
 
 // SetSize gives the layer the cells inside its frame.
@@ -109,15 +146,6 @@ func (x *exercisesLayer) set(msg ExercisesMsg) (news []string, bad bool) {
 		news, bad = append([]string{msg.Notice}, news...), true
 	}
 	return news, bad
-}
-
-// setExercises takes in the workspace's progress and says on the status
-// line what changed.
-func (m *Model) setExercises(msg ExercisesMsg) {
-	if news, bad := m.exercises.set(msg); len(news) > 0 {
-		m.setStatus(strings.Join(news, " · "), bad)
-	}
-	m.refreshControls()
 }
 
 // exerciseChanges says which exercises now pass, fail or cannot be
@@ -145,18 +173,6 @@ func exerciseChanges(prev, next []Exercise, lang string) (news []string, bad boo
 		news = append(news, phraseEveryPass.in(lang))
 	}
 	return news, bad
-}
-
-// toggleExercises opens or closes the layer; it shares the lesson's slot,
-// so opening one closes the other.
-func (m *Model) toggleExercises() {
-	if !m.exercises.known() {
-		m.setStatus(phraseNoWorkspace.in(m.exercises.lang), false)
-		return
-	}
-	m.exercisesOpen = !m.exercisesOpen
-	m.lessonOpen = false
-	m.refreshControls()
 }
 
 func passedCount(exercises []Exercise) int {

@@ -108,28 +108,28 @@ func TestExercisesKeyTogglesTheLayer(t *testing.T) {
 			t.Errorf("the layer lacks %q:\n%s", want, layer)
 		}
 	}
-	if m.activeTab() != paneSequence || m.tabGroup() != nil {
+	if m.dash.activeTab() != paneSequence || m.dash.tabGroup() != nil {
 		t.Error("the layer takes the tab group's slot, so tab should switch nothing")
 	}
 	m, _ = press(m, "x")
-	if m.exercisesOpen || strings.Contains(m.View(), "╭─ Exercises") {
+	if m.layer != layerNone || strings.Contains(m.View(), "╭─ Exercises") {
 		t.Fatal("x did not close the layer")
 	}
 	m, _ = press(m, "x")
 	m, _ = press(m, "esc")
-	if m.exercisesOpen {
+	if m.layer != layerNone {
 		t.Fatal("esc did not close the layer")
 	}
 
 	// The lesson and the exercises share one place: opening one closes the other.
 	m, _ = press(m, "x")
 	m = pressSettled(t, m, "L")
-	if m.exercisesOpen || !m.lessonOpen {
-		t.Fatalf("L with the exercises open: exercises %v, lesson %v", m.exercisesOpen, m.lessonOpen)
+	if m.layer != layerLesson {
+		t.Fatalf("L with the exercises open: layer %d, want the lesson", m.layer)
 	}
 	m, _ = press(m, "x")
-	if !m.exercisesOpen || m.lessonOpen {
-		t.Fatalf("x with the lesson open: exercises %v, lesson %v", m.exercisesOpen, m.lessonOpen)
+	if m.layer != layerExercises {
+		t.Fatalf("x with the lesson open: layer %d, want the exercises", m.layer)
 	}
 }
 
@@ -140,11 +140,11 @@ func TestExercisesKeyWithoutAWorkspace(t *testing.T) {
 		t.Fatalf("without a workspace the key or badge is offered:\n%s", before)
 	}
 	m, _ = press(m, "x")
-	if m.exercisesOpen || strings.Contains(m.View(), "╭─ Exercises") {
+	if m.layer != layerNone || strings.Contains(m.View(), "╭─ Exercises") {
 		t.Fatal("x opened an empty layer")
 	}
-	if m.status.text != "no workspace, so no exercises to show" {
-		t.Fatalf("status %q", m.status.text)
+	if m.c.status.text != "no workspace, so no exercises to show" {
+		t.Fatalf("status %q", m.c.status.text)
 	}
 	m, _ = press(m, "?")
 	if strings.Contains(m.View(), "Exercises") {
@@ -156,47 +156,47 @@ func TestExercisesMsgAnnouncesWhatChanged(t *testing.T) {
 	clock := &testClock{now: t0}
 	start := lab31Exercises()
 	m := newWorkspaceModel(120, 40, clock, "3.1", "en", start)
-	if m.status.text != "" {
-		t.Fatalf("the first progress announced %q", m.status.text)
+	if m.c.status.text != "" {
+		t.Fatalf("the first progress announced %q", m.c.status.text)
 	}
 	clock.now = t0.Add(time.Minute)
 	passed := withStatus(start, "results", "pass", clock.now)
 	m = update(m, passed)
-	if m.status.text != "✓ results passed" || m.status.bad {
-		t.Fatalf("status %q (bad %v)", m.status.text, m.status.bad)
+	if m.c.status.text != "✓ results passed" || m.c.status.bad {
+		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
 	if !strings.Contains(m.View(), "ex 3/4") {
 		t.Fatal("the header badge did not count the new pass")
 	}
 
 	// A check with the same outcome changes nothing worth a line.
-	m.status = status{}
+	m.c.status = status{}
 	m = update(m, withStatus(&passed, "results", "pass", clock.now.Add(time.Second)))
-	if m.status.text != "" {
-		t.Fatalf("an unchanged status announced %q", m.status.text)
+	if m.c.status.text != "" {
+		t.Fatalf("an unchanged status announced %q", m.c.status.text)
 	}
 
 	failed := withStatus(&passed, "results", "fail", clock.now)
 	m = update(m, failed)
-	if m.status.text != "✗ results failed — lab check says why" || !m.status.bad {
-		t.Fatalf("status %q (bad %v)", m.status.text, m.status.bad)
+	if m.c.status.text != "✗ results failed — lab check says why" || !m.c.status.bad {
+		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
 	m = update(m, withStatus(&failed, "results", "error", clock.now))
-	if !strings.HasPrefix(m.status.text, "! results: the check could not run") || !m.status.bad {
-		t.Fatalf("status %q (bad %v)", m.status.text, m.status.bad)
+	if !strings.HasPrefix(m.c.status.text, "! results: the check could not run") || !m.c.status.bad {
+		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
 
 	done := withStatus(&passed, "reads", "pass", clock.now)
 	m = update(m, done)
-	if m.status.text != "✓ results passed · ✓ reads passed · every exercise passes" {
-		t.Fatalf("status %q", m.status.text)
+	if m.c.status.text != "✓ results passed · ✓ reads passed · every exercise passes" {
+		t.Fatalf("status %q", m.c.status.text)
 	}
 
 	// A rebuilt progress file is said once, on the status line and in the layer.
 	done.Notice = "the progress file was unreadable and has been rebuilt"
 	m = update(m, done)
-	if m.status.text != done.Notice || !m.status.bad {
-		t.Fatalf("status %q", m.status.text)
+	if m.c.status.text != done.Notice || !m.c.status.bad {
+		t.Fatalf("status %q", m.c.status.text)
 	}
 	m, _ = press(m, "x")
 	if layer := exercisesFrame(t, m.View()); !strings.Contains(layer, "! "+done.Notice) || !strings.Contains(layer, "4/4 passed · all done") {
@@ -210,8 +210,8 @@ func TestExercisesMsgAnnouncesWhatChanged(t *testing.T) {
 func TestExercisesMsgWithoutAPreviousOneIsNotAnnounced(t *testing.T) {
 	m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
 	m = update(m, *lab31Exercises())
-	if m.status.text != "" {
-		t.Fatalf("the first progress announced %q", m.status.text)
+	if m.c.status.text != "" {
+		t.Fatalf("the first progress announced %q", m.c.status.text)
 	}
 	if !strings.Contains(m.View(), "ex 2/4") || !strings.Contains(m.View(), "x exercises") {
 		t.Fatalf("the workspace is not offered:\n%s", m.View())

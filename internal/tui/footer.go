@@ -12,38 +12,35 @@ import (
 
 // viewFooter: a status line (what just happened, or where the replay is) and the key help.
 func (m Model) viewFooter() string {
-	st := m.st
+	st, c := m.c.st, m.c
 	var line string
 	switch {
-	case m.status.text != "" && m.clock().Sub(m.status.at) < statusFor:
+	case c.status.text != "" && c.clock().Sub(c.status.at) < statusFor:
 		style := st.Info
-		if m.status.bad {
+		if c.status.bad {
 			style = st.Bad
 		}
-		line = " " + style.Render(m.status.text)
+		line = " " + style.Render(c.status.text)
 	case m.replay != nil:
-		line = " " + m.replayPosition()
+		line = " " + m.replay.View()
 	default:
 		line = " " + m.liveSummary()
 	}
-	return clip(line, m.width) + "\n " + m.shortHelp(m.width-1)
+	return clip(line, m.width) + "\n " + m.fitHelp(m.width-1)
 }
 
-// shortHelp fits the most useful keys into one line: it drops keys from
+// fitHelp fits the most useful keys into one line: it drops keys from
 // the end of the list but always keeps "? all keys" and "q quit".
-func (m Model) shortHelp(w int) string {
-	h := m.help
-	h.ShortSeparator = "  "
-	view := helpView{k: m.keys, replay: m.replay != nil, reading: m.lessonOpen, exercises: m.exercises.known()}
+func (m Model) fitHelp(w int) string {
 	var items []key.Binding
-	for _, b := range view.ShortHelp() {
+	for _, b := range m.shortHelp() {
 		if b.Enabled() {
 			items = append(items, b)
 		}
 	}
 	essential := func(b key.Binding) bool { return b.Help().Key == "?" || b.Help().Key == "q" }
 	for {
-		line := h.ShortHelpView(items)
+		line := m.footer.ShortHelpView(items)
 		if ansi.StringWidth(line) <= w || len(items) <= 2 {
 			return clip(line, w)
 		}
@@ -57,8 +54,8 @@ func (m Model) shortHelp(w int) string {
 }
 
 func (m Model) liveSummary() string {
-	st := m.st
-	t := m.state.Totals()
+	st := m.c.st
+	t := m.c.state.Totals()
 	parts := []string{
 		fmt.Sprintf("%d events", t.Events),
 		fmt.Sprintf("%d reconciles", t.Reconciles),
@@ -68,9 +65,9 @@ func (m Model) liveSummary() string {
 			parts = append(parts, st.Warn.Render(fmt.Sprintf("%d events dropped (a burst overflowed the view's buffer)", d)))
 		}
 	}
-	if e := m.state.Scenario(); e.Kind != "" {
+	if e := m.c.state.Scenario(); e.Kind != "" {
 		// The last step a scenario (or a key you pressed) took.
-		step := strings.TrimSpace(e.Op + " " + m.displayKey(e.Key))
+		step := strings.TrimSpace(e.Op + " " + m.c.displayKey(e.Key))
 		if e.Message != "" {
 			step += " (" + e.Message + ")"
 		}
@@ -81,19 +78,6 @@ func (m Model) liveSummary() string {
 		parts = append(parts, who+": "+step)
 	}
 	return st.Faint.Render(strings.Join(parts, " · "))
-}
-
-func (m Model) replayPosition() string {
-	st := m.st
-	r := m.replay
-	if len(r.trace) == 0 {
-		return st.Warn.Render("the trace is empty")
-	}
-	e, ok := r.current()
-	if !ok {
-		return st.Faint.Render(fmt.Sprintf("start of trace (%d events) — → steps one event, ] one reconcile, space plays", len(r.trace)))
-	}
-	return st.Faint.Render(fmt.Sprintf("event %d/%d  %s  ", r.cursor, len(r.trace), e.Time.Format("15:04:05.000"))) + describeEvent(st, e)
 }
 
 // describeEvent is a one-line description of any event (replay's status

@@ -17,14 +17,6 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// displayKey shortens keys in the session namespace to the object's name.
-func (m Model) displayKey(key string) string {
-	if ns := m.header.Namespace; ns != "" && strings.HasPrefix(key, ns+"/") {
-		return key[len(ns)+1:]
-	}
-	return key
-}
-
 // clip cuts a (styled) line to w cells.
 func clip(s string, w int) string {
 	if w <= 0 {

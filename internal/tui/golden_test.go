@@ -54,11 +54,11 @@ func TestGoldenPausedStepThrough(t *testing.T) {
 		synth.Client("status.update", "Database", "db-1", observe.SourceAPI, observe.OutcomeOK))
 	m = fold(m, sc.Take())
 	m, _ = press(m, "p")
-	fake.waiting = 1
 	sc.Emit(observe.Event{Kind: observe.KindGate, Value: "paused"})
 	sc.Advance(200 * time.Millisecond)
 	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "MODIFIED", 1))
 	sc.Get("lab/db-1") // a worker takes it and waits at the gate
+	sc.Emit(observe.Event{Kind: observe.KindGate, Value: "waiting", Key: "lab/db-1"})
 	for i := 2; i <= 3; i++ {
 		k := "lab/db-" + string(rune('0'+i))
 		sc.Add(k, sc.Watch("Database", k, "ADDED", 1))

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-)
 
-func (m Model) titleText() string { return m.labTitle(true) }
+	"github.com/operator-lab/lab/operator/switches"
+)
 
 // labTitle names the lab, with its title when withTitle.
 func (m Model) labTitle(withTitle bool) string {
@@ -18,9 +18,9 @@ func (m Model) labTitle(withTitle bool) string {
 	case m.replay != nil:
 		title += " replay"
 	}
-	s := m.st.Title.Render(title)
+	s := m.c.st.Title.Render(title)
 	if withTitle && m.header.Title != "" {
-		s += m.st.Bold.Render(" · " + m.header.Title)
+		s += m.c.st.Bold.Render(" · " + m.header.Title)
 	}
 	return s
 }
@@ -64,7 +64,7 @@ func (m Model) viewHeader() string {
 
 // headerLeft is the header's first line without the badges, at a level.
 func (m Model) headerLeft(level int) string {
-	st := m.st
+	st := m.c.st
 	left := " " + m.labTitle(level < headerNoTitle)
 	if m.header.Operator != "" {
 		left += "   " + st.Info.Render(m.header.Operator)
@@ -74,8 +74,8 @@ func (m Model) headerLeft(level int) string {
 		if m.header.Source != "" {
 			info = append(info, "trace "+m.header.Source)
 		}
-		if len(m.replay.trace) > 0 {
-			info = append(info, "t+"+formatDuration(m.now().Sub(m.replay.trace[0].Time)))
+		if elapsed, ok := m.replay.elapsed(); ok {
+			info = append(info, "t+"+formatDuration(elapsed))
 		}
 	} else {
 		version, address := "Kubernetes "+m.header.KubernetesVersion, strings.TrimSuffix(m.header.Address, "/")
@@ -92,7 +92,7 @@ func (m Model) headerLeft(level int) string {
 			info = append(info, "namespace "+m.header.Namespace)
 		}
 		if !m.header.Started.IsZero() {
-			info = append(info, "up "+formatUptime(m.now().Sub(m.header.Started)))
+			info = append(info, "up "+formatUptime(m.c.now().Sub(m.header.Started)))
 		}
 	}
 	if len(info) > 0 {
@@ -101,17 +101,16 @@ func (m Model) headerLeft(level int) string {
 	return left
 }
 
+// badge says what the view shows: a replay, a paused gate, a stopped
+// operator, a lost control plane, or the live lab.
 func (m Model) badge() string {
-	st := m.st
+	st := m.c.st
+	paused, waiting := m.c.gate()
 	switch {
 	case m.replay != nil:
-		label := fmt.Sprintf("▶ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
-		if !m.replay.playing {
-			label = fmt.Sprintf("❚❚ REPLAY %d/%d", m.replay.cursor, len(m.replay.trace))
-		}
-		return st.BadgeReplay.Render(label)
-	case m.paused:
-		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", m.waiting))
+		return m.replay.badge()
+	case paused:
+		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", waiting))
 	case m.closed:
 		return st.Bad.Render("■ STOPPED")
 	case m.controlPlaneLost:
@@ -122,35 +121,24 @@ func (m Model) badge() string {
 
 // switchLine shows every switch with its value; the one just changed stands out.
 func (m Model) switchLine() string {
-	st := m.st
-	type pair struct{ name, value string }
-	var pairs []pair
-	if m.replay != nil || len(m.switches) == 0 {
-		names, values := m.state.Switches()
-		for _, n := range names {
-			pairs = append(pairs, pair{n, values[n]})
-		}
-	} else {
-		for _, s := range m.switches {
-			pairs = append(pairs, pair{s.Name, s.Value})
-		}
-	}
+	st, c := m.c.st, m.c
+	pairs := c.switches()
 	if len(pairs) == 0 {
 		return " " + st.Faint.Render("switches: none reported yet")
 	}
-	recent := m.changed != "" && m.clock().Sub(m.changedAt) < statusFor
+	recent := c.changed != "" && c.clock().Sub(c.changedAt) < statusFor
 	render := func(short bool) string {
 		parts := make([]string, 0, len(pairs))
 		for _, p := range pairs {
 			name, value := p.name, p.value
-			if p.name == switchTimescale {
+			if p.name == switches.NameTimescale {
 				value += "×"
 			}
 			if short {
 				name = firstNonEmpty(shortSwitchNames[name], name)
 			}
 			vs := st.Value
-			if recent && p.name == m.changed {
+			if recent && p.name == c.changed {
 				vs = st.Changed
 				value = "‹" + value + "›"
 			}
@@ -169,4 +157,4 @@ func (m Model) switchLine() string {
 }
 
 // shortSwitchNames keep the switch line on one row of a narrow terminal.
-var shortSwitchNames = map[string]string{switchRateLimit: "limiter", switchExternal: "ext", switchTimescale: "speed"}
+var shortSwitchNames = map[string]string{switches.NameRateLimit: "limiter", switches.NameExternal: "ext", switches.NameTimescale: "speed"}

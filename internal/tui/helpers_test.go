@@ -19,15 +19,15 @@ import (
 // t0 is the fixed clock of every test.
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
-// fakeControls records what the UI asked of the lab.
+// fakeControls records what the UI asked of the lab, and keeps the events
+// a real lab would emit for it (switch and gate events), for a test to
+// fold with echo: the UI shows the switches and the gate from events.
 type fakeControls struct {
 	mu       sync.Mutex
 	switches []Switch
-	paused   bool
-	waiting  int
-	steps    int
 	calls    []string
 	created  int
+	emitted  []observe.Event
 }
 
 func newFakeControls() *fakeControls {
@@ -54,6 +54,7 @@ func (f *fakeControls) SetSwitch(name, value string) error {
 		if f.switches[i].Name == name {
 			f.switches[i].Value = value
 			f.calls = append(f.calls, name+"="+value)
+			f.emitted = append(f.emitted, observe.Event{Kind: observe.KindSwitch, Name: name, Value: value})
 			return nil
 		}
 	}
@@ -69,33 +70,25 @@ func (f *fakeControls) value(name string) string {
 	return ""
 }
 
-func (f *fakeControls) Pause() {
-	f.mu.Lock()
-	f.paused = true
-	f.calls = append(f.calls, "pause")
-	f.mu.Unlock()
-}
-func (f *fakeControls) Resume() {
-	f.mu.Lock()
-	f.paused = false
-	f.calls = append(f.calls, "resume")
-	f.mu.Unlock()
-}
-func (f *fakeControls) Step() {
-	f.mu.Lock()
-	f.steps++
-	f.calls = append(f.calls, "step")
-	f.mu.Unlock()
-}
-func (f *fakeControls) Paused() bool {
+func (f *fakeControls) Pause()  { f.gate("pause", "paused") }
+func (f *fakeControls) Resume() { f.gate("resume", "resumed") }
+func (f *fakeControls) Step()   { f.gate("step", "step") }
+
+func (f *fakeControls) gate(call, value string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.paused
+	f.calls = append(f.calls, call)
+	f.emitted = append(f.emitted, observe.Event{Kind: observe.KindGate, Value: value})
 }
-func (f *fakeControls) Waiting() int {
+
+// echo folds the events the fake lab emitted since the last echo, as the
+// real one's would arrive on the bus.
+func echo(m Model, f *fakeControls) Model {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.waiting
+	events := f.emitted
+	f.emitted = nil
+	f.mu.Unlock()
+	return fold(m, events)
 }
 
 func (f *fakeControls) CreateObject(context.Context) (string, error) { return f.create("create") }

@@ -1,97 +1,30 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
-
-// Switch names the keys change; they match the operator's switches.
-const (
-	switchRequeue   = "requeue"
-	switchBreaker   = "breaker"
-	switchRateLimit = "ratelimit"
-	switchExternal  = "external"
-	switchBackoff   = "backoff"
-	switchTimescale = "timescale"
+import (
+	"github.com/charmbracelet/bubbles/key"
 )
 
-// KeyMap lists every key. Bindings that do not apply (a switch this lab does
-// not have, live controls during a replay) are disabled, which also hides
-// them from the help.
-type KeyMap struct {
-	Requeue, Breaker, RateLimit, External, Backoff key.Binding
-	Faster, Slower                                 key.Binding
+// Every component has its own key map (bubbles key.Binding sets, shown
+// through ShortHelp and FullHelp); the root enables the bindings that
+// apply in the current mode (configure), which also hides the others from
+// the help. What follows is the root's own keys, and how the root puts the
+// components' help together for the footer and the ? overlay.
 
-	Create, Update, Burst, Delete key.Binding
-
-	Pause, Step key.Binding
-
-	NextPane, PrevPane     key.Binding
-	Up, Down               key.Binding
-	PrevRecon, NextRecon   key.Binding
-	Follow                 key.Binding
-	PrevEvent, NextEvent   key.Binding
-	First, Last, Play      key.Binding
-	Help, Quit, CloseLayer key.Binding
-
-	// The lesson pane: open/close, sections, scrolling, and the key that
-	// shows the current section's demo on the running operator.
-	Lesson                   key.Binding
-	PrevSection, NextSection key.Binding
-	ScrollUp, ScrollDown     key.Binding
-	PageUp, PageDown         key.Binding
-	Demo                     key.Binding
-
-	// Exercises opens the learner's workspace progress.
-	Exercises key.Binding
+// bind is a binding with its help.
+func bind(keys []string, helpKey, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
 }
 
-// DefaultKeyMap is the live key map.
-func DefaultKeyMap() KeyMap {
-	b := func(keys []string, helpKey, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
-	}
-	return KeyMap{
-		Requeue:   b([]string{"r"}, "r", "requeue"),
-		Breaker:   b([]string{"b"}, "b", "breaker"),
-		RateLimit: b([]string{"l"}, "l", "limiter"),
-		External:  b([]string{"e"}, "e", "external"),
-		Backoff:   b([]string{"o"}, "o", "backoff"),
-		Faster:    b([]string{"+", "="}, "+", "faster"),
-		Slower:    b([]string{"-", "_"}, "-", "slower"),
+// rootKeys are the keys that mean the same on every layer.
+type rootKeys struct {
+	Help, Quit, CloseLayer key.Binding
+}
 
-		Create: b([]string{"c"}, "c", "create"),
-		Update: b([]string{"u"}, "u", "update"),
-		Burst:  b([]string{"m"}, "m", "burst"),
-		Delete: b([]string{"d"}, "d", "delete"),
-
-		Pause: b([]string{"p", " "}, "p", "pause"),
-		Step:  b([]string{"s", "n"}, "s", "step"),
-
-		NextPane:  b([]string{"tab"}, "tab", "pane"),
-		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "pane back"),
-		Up:        b([]string{"up", "k"}, "↑/k", "select"),
-		Down:      b([]string{"down", "j"}, "↓/j", "select"),
-		PrevRecon: b([]string{"["}, "[", "older"),
-		NextRecon: b([]string{"]"}, "]", "newer"),
-		Follow:    b([]string{"f", "end"}, "f", "follow"),
-		PrevEvent: b([]string{"left", "h"}, "←", "prev event"),
-		NextEvent: b([]string{"right", "l"}, "→", "next event"),
-		First:     b([]string{"home", "g"}, "g", "start"),
-		Last:      b([]string{"G", "end"}, "G", "end"),
-		Play:      b([]string{"p", " "}, "space", "play"),
-
-		Lesson:      b([]string{"L"}, "L", "lesson"),
-		PrevSection: b([]string{"<", ","}, "<", "prev section"),
-		NextSection: b([]string{">", "."}, ">", "next section"),
-		ScrollUp:    b([]string{"up", "k"}, "↑/k", "scroll up"),
-		ScrollDown:  b([]string{"down", "j"}, "↓/j", "scroll down"),
-		PageUp:      b([]string{"pgup"}, "pgup", "page up"),
-		PageDown:    b([]string{"pgdown"}, "pgdn", "page down"),
-		Demo:        b([]string{"w"}, "w", "see this"),
-
-		Exercises: b([]string{"x"}, "x", "exercises"),
-
-		Help:       b([]string{"?"}, "?", "all keys"),
-		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
-		CloseLayer: b([]string{"esc"}, "esc", "close"),
+func newRootKeys() rootKeys {
+	return rootKeys{
+		Help:       bind([]string{"?"}, "?", "all keys"),
+		Quit:       bind([]string{"q", "ctrl+c"}, "q", "quit"),
+		CloseLayer: bind([]string{"esc"}, "esc", "close"),
 	}
 }
 
@@ -139,102 +72,66 @@ var longHelp = map[string]string{
 	"q":                 "quit (Ctrl-C too)",
 }
 
-// keyMode is what decides which bindings apply.
-type keyMode struct {
-	replay bool
-	tabs   bool // panes share a slot, so tab switches between them
-	// lesson: a lesson can be shown; lessonOpen: it is; demo: the section
-	// shown has a demo this (live) lab can run.
-	lesson, lessonOpen, demo bool
-	// exercises: a workspace is known; exercisesOpen: its layer is shown.
-	exercises, exercisesOpen bool
+// configure enables, in every component, the bindings that apply now:
+// it runs whenever what decides them changes (a layer opens, the lesson
+// moves to another section, the controls or a workspace arrive, a resize
+// changes which panes share a slot).
+func (m *Model) configure() {
+	reading := m.shown() == layerLesson
+	m.dash.configure(m.c.replay, reading)
+	m.live.configure()
+	m.lesson.configure(reading)
+	m.exercises.configure(!m.c.replay || m.exercises.known(), m.shown() == layerExercises)
+	if m.layer == layerHelp {
+		m.help.setGroups(m.helpGroups())
+	}
 }
 
-// configure enables the bindings that apply in a mode.
-func (k *KeyMap) configure(mode keyMode, has func(name string) bool) {
-	replay, tabs, reading := mode.replay, mode.tabs, mode.lessonOpen
-	live := !replay
-	for _, s := range []struct {
-		b  *key.Binding
-		on bool
-	}{
-		{&k.Requeue, live && has(switchRequeue)},
-		{&k.Breaker, live && has(switchBreaker)},
-		{&k.RateLimit, live && has(switchRateLimit)},
-		{&k.External, live && has(switchExternal)},
-		{&k.Backoff, live && has(switchBackoff)},
-		{&k.Faster, live && has(switchTimescale)},
-		{&k.Slower, live && has(switchTimescale)},
-		{&k.Create, live}, {&k.Update, live}, {&k.Burst, live}, {&k.Delete, live},
-		{&k.Pause, live}, {&k.Step, live},
-		{&k.Follow, live},
-		{&k.NextPane, tabs}, {&k.PrevPane, tabs},
-		// While the lesson is open the arrows scroll it: the object list
-		// they select in is not on screen then.
-		{&k.Up, !reading}, {&k.Down, !reading},
-		{&k.Lesson, mode.lesson},
-		{&k.PrevSection, reading}, {&k.NextSection, reading},
-		{&k.ScrollUp, reading}, {&k.ScrollDown, reading},
-		{&k.PageUp, reading}, {&k.PageDown, reading},
-		{&k.Demo, live && reading && mode.demo},
-		// Live without a workspace, x still answers: it says there is none.
-		{&k.Exercises, live || mode.exercises},
-		{&k.PrevEvent, replay}, {&k.NextEvent, replay},
-		{&k.First, replay}, {&k.Last, replay}, {&k.Play, replay},
-	} {
-		s.b.SetEnabled(s.on)
-	}
-	// [ and ] browse history live, and move the replay cursor in a replay.
-	if replay {
-		k.PrevRecon.SetHelp("[", "prev reconcile")
-		k.NextRecon.SetHelp("]", "next reconcile")
-	} else {
-		k.PrevRecon.SetHelp("[", "older")
-		k.NextRecon.SetHelp("]", "newer")
-	}
+// shortHelp is the footer's list, the keys a learner needs first: those
+// of what is open to read, then the replay's or the running lab's, then
+// the dashboard's; "? all keys" and "q quit" end it.
+func (m Model) shortHelp() []key.Binding {
+	reading := m.shown() == layerLesson
+	var items []key.Binding
 	if reading {
-		k.Lesson.SetHelp("L", "close lesson")
-	} else {
-		k.Lesson.SetHelp("L", "lesson")
+		items = m.lesson.ShortHelp()
 	}
-	if mode.exercisesOpen {
-		k.Exercises.SetHelp("x", "close exercises")
-	} else {
-		k.Exercises.SetHelp("x", "exercises")
-	}
-}
-
-// helpView adapts the key map to bubbles/help for one mode.
-type helpView struct {
-	k       KeyMap
-	replay  bool
-	reading bool // the lesson pane is open
-	// exercises: a workspace is known, so its key is worth a place in the
-	// help (without one it only says so).
-	exercises bool
-}
-
-// ShortHelp is the one-line help: the keys a learner needs first.
-func (h helpView) ShortHelp() []key.Binding {
-	k := h.k
-	// The keys of what is open to read come first.
-	var lead []key.Binding
-	if h.reading {
-		// Pairs of keys read better as one entry in a single line.
-		lead = []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Lesson}
-	}
-	if h.exercises {
-		lead = append(lead, k.Exercises)
-	}
+	items = append(items, m.exercises.ShortHelp()...)
 	switch {
-	case h.replay && h.reading:
-		return append(lead, k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.Help, k.Quit)
-	case h.replay:
-		return append(lead, k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.Play, k.NextPane, k.Lesson, k.Help, k.Quit)
-	case h.reading:
-		return append(lead, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Help, k.Quit)
+	case m.replay != nil && reading:
+		items = append(items, m.replay.ShortHelp()...)
+	case m.replay != nil:
+		items = append(append(items, m.replay.ShortHelp()...), m.dash.ShortHelp()...)
+		items = append(items, m.lesson.keys.Toggle)
+	case reading:
+		items = append(items, m.live.ShortHelp()...)
+	default:
+		items = append(append(items, m.lesson.keys.Toggle), m.live.ShortHelp()...)
+		items = append(items, m.dash.ShortHelp()...)
 	}
-	return append(lead, k.Lesson, k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Update, k.Breaker, k.NextPane, k.PrevRecon, k.NextRecon, k.Help, k.Quit)
+	return append(items, m.keys.Help, m.keys.Quit)
+}
+
+// helpGroup is one titled column of the ? overlay.
+type helpGroup struct {
+	title string
+	keys  []key.Binding
+}
+
+// helpGroups are the ? overlay's columns: the replay's or the running
+// lab's keys, the dashboard's, and the lesson's, which the exercises key
+// joins when there is a workspace (both open the layer below the operator).
+func (m Model) helpGroups() []helpGroup {
+	view := append(m.dash.FullHelp()[0], m.keys.Help, m.keys.Quit)
+	reading := helpGroup{"Lesson", m.lesson.FullHelp()[0]}
+	if ex := m.exercises.FullHelp(); len(ex) > 0 {
+		reading = helpGroup{"Lesson & exercises", append(reading.keys, ex[0]...)}
+	}
+	if m.replay != nil {
+		return []helpGroup{{"Replay", m.replay.FullHelp()[0]}, {"View", view}, reading}
+	}
+	l := m.live.FullHelp()
+	return []helpGroup{{"Switches", l[0]}, {"Objects & step-through", l[1]}, {"View", view}, reading}
 }
 
 // helpOnly is b shown under another key label: one help entry for a pair
@@ -244,26 +141,11 @@ func helpOnly(b key.Binding, keys, desc string) key.Binding {
 	return b
 }
 
-// FullHelp is the ? overlay, one column per group. With a workspace, x
-// joins the lesson's group: both open the layer below the operator.
-func (h helpView) FullHelp() [][]key.Binding {
-	k := h.k
-	lesson := []key.Binding{k.Lesson, k.Demo, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown}
-	if h.exercises {
-		lesson = append(lesson, k.Exercises)
-	}
-	if h.replay {
-		return [][]key.Binding{
-			{k.NextEvent, k.PrevEvent, k.NextRecon, k.PrevRecon, k.First, k.Last, k.Play},
-			{k.NextPane, k.PrevPane, k.Up, k.Down, k.Help, k.Quit},
-			lesson,
+func anyEnabled(bindings []key.Binding) bool {
+	for _, b := range bindings {
+		if b.Enabled() {
+			return true
 		}
 	}
-	view := []key.Binding{k.NextPane, k.PrevPane, k.Up, k.Down, k.PrevRecon, k.NextRecon, k.Follow, k.Help, k.Quit}
-	return [][]key.Binding{
-		{k.Requeue, k.Breaker, k.RateLimit, k.External, k.Backoff, k.Faster, k.Slower},
-		{k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step},
-		view,
-		lesson,
-	}
+	return false
 }

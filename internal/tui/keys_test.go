@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
 			m, _ = press(m, "x")
 		}
 		owner := map[string]string{}
-		for _, b := range allBindings(m.keys) {
+		for _, b := range allBindings(m) {
 			if !b.Enabled() {
 				continue
 			}
@@ -74,10 +75,23 @@ func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
 	}
 }
 
-func allBindings(k KeyMap) []key.Binding {
-	return []key.Binding{k.Requeue, k.Breaker, k.RateLimit, k.External, k.Backoff, k.Faster, k.Slower,
-		k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step, k.NextPane, k.PrevPane, k.Up, k.Down,
-		k.PrevRecon, k.NextRecon, k.Follow, k.PrevEvent, k.NextEvent, k.First, k.Last, k.Play,
-		k.Help, k.Quit, k.CloseLayer, k.Lesson, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown,
-		k.PageUp, k.PageDown, k.Demo, k.Exercises}
+// allBindings is every binding of the root and its components, found by
+// reflection so that a binding added to any key map is checked too. The
+// help's own (? and esc close it) is left out: while it is open it takes
+// every key, so sharing ? with the key that opened it is the point.
+func allBindings(m Model) []key.Binding {
+	maps := []any{m.keys, m.dash.keys, m.live.keys, m.lesson.keys, m.exercises.keys}
+	if m.replay != nil {
+		maps = append(maps, m.replay.keys)
+	}
+	var out []key.Binding
+	for _, km := range maps {
+		v := reflect.ValueOf(km)
+		for i := 0; i < v.NumField(); i++ {
+			if b, ok := v.Field(i).Interface().(key.Binding); ok {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
 }

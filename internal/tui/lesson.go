@@ -22,9 +22,9 @@ const maxLessonWidth = 100
 // rendered ahead so reading on does not wait.
 //
 // It is a component of the root model: the root gives it its size once
-// per resize (SetSize), routes it the keys it takes (Update) and draws its
-// lines (View) in the layer's frame. The model holds a pointer to it and
-// changes it only in Update.
+// per resize (SetSize), routes it the keys it takes while open (Update) and
+// draws its lines (View) in the layer's frame. The model holds a pointer
+// to it and changes it only in Update.
 type lessonPane struct {
 	lab    string // the running lab's, so a demo of another lab is told apart
 	lang   string
@@ -32,6 +32,8 @@ type lessonPane struct {
 	err    error // why there is no lesson
 	st     Styles
 	replay bool // demos cannot run in a replay
+	keys   lessonKeys
+	open   bool // shown, so its keys apply
 
 	width, height int // inside the frame: the text and the demo line
 
@@ -59,12 +61,69 @@ type lessonRenderedMsg struct {
 	renderedSection
 }
 
+// lessonKeys open and read the lesson: L toggles it, the rest apply
+// while it is open.
+type lessonKeys struct {
+	Toggle                   key.Binding
+	PrevSection, NextSection key.Binding
+	ScrollUp, ScrollDown     key.Binding
+	PageUp, PageDown         key.Binding
+	// Demo shows the current section's demo on the running operator; the
+	// root runs it, since it acts through the controls.
+	Demo key.Binding
+}
+
+func newLessonKeys() lessonKeys {
+	return lessonKeys{
+		Toggle:      bind([]string{"L"}, "L", "lesson"),
+		PrevSection: bind([]string{"<", ","}, "<", "prev section"),
+		NextSection: bind([]string{">", "."}, ">", "next section"),
+		ScrollUp:    bind([]string{"up", "k"}, "↑/k", "scroll up"),
+		ScrollDown:  bind([]string{"down", "j"}, "↓/j", "scroll down"),
+		PageUp:      bind([]string{"pgup"}, "pgup", "page up"),
+		PageDown:    bind([]string{"pgdown"}, "pgdn", "page down"),
+		Demo:        bind([]string{"w"}, "w", "see this"),
+	}
+}
+
+// configure enables the keys for a pane open or closed: L where the lab
+// has a lesson, the reading keys while it is open, and w where the
+// section shown has a demo this (live) lab can run.
+func (p *lessonPane) configure(open bool) {
+	p.open = open
+	k := &p.keys
+	k.Toggle.SetEnabled(p.offered())
+	for _, b := range []*key.Binding{&k.PrevSection, &k.NextSection, &k.ScrollUp, &k.ScrollDown, &k.PageUp, &k.PageDown} {
+		b.SetEnabled(open)
+	}
+	s, _ := p.current()
+	k.Demo.SetEnabled(open && !p.replay && s.Demo != nil && s.Demo.Lab == p.lab)
+	if open {
+		k.Toggle.SetHelp("L", "close lesson")
+	} else {
+		k.Toggle.SetHelp("L", "lesson")
+	}
+}
+
+// ShortHelp leads the footer while the pane is open; pairs of keys read
+// better as one entry in a single line.
+func (p *lessonPane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Toggle}
+}
+
+// FullHelp is the lesson's column of the ? overlay.
+func (p *lessonPane) FullHelp() [][]key.Binding {
+	k := p.keys
+	return [][]key.Binding{{k.Toggle, k.Demo, k.PrevSection, k.NextSection, k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown}}
+}
+
 // newLessonPane loads the lesson of a lab in a language ("" chooses with
 // content.Lang: LAB_LANG, then the locale). A lab without a lesson, or a
 // language that cannot be chosen, leaves the pane with an error to show.
 func newLessonPane(lab, lang string, st Styles, replay bool) *lessonPane {
 	p := &lessonPane{lab: lab, lang: lang, st: st, replay: replay, style: st.Markdown, shown: renderKey{section: -1},
-		rendered: map[renderKey]renderedSection{}}
+		rendered: map[renderKey]renderedSection{}, keys: newLessonKeys()}
 	if lab == "" {
 		p.err = fmt.Errorf("no lab is known, so there is no lesson to show")
 		return p
@@ -144,24 +203,29 @@ func (p *lessonPane) refresh() tea.Cmd {
 }
 
 // Update takes the keys that read the open lesson: sections and scrolling.
-// handled is false for every other key, which the root handles.
-func (p *lessonPane) Update(msg tea.KeyMsg, k KeyMap) (cmd tea.Cmd, handled bool) {
-	switch {
-	case key.Matches(msg, k.PrevSection, k.NextSection):
+// handled is false for every other message, which the root handles.
+func (p *lessonPane) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil, false
+	}
+	switch k := p.keys; {
+	case key.Matches(km, k.PrevSection, k.NextSection):
 		dir := 1
-		if key.Matches(msg, k.PrevSection) {
+		if key.Matches(km, k.PrevSection) {
 			dir = -1
 		}
 		if p.move(dir) {
+			p.configure(p.open) // the demo key follows the section
 			cmd = p.refresh()
 		}
-	case key.Matches(msg, k.ScrollUp):
+	case key.Matches(km, k.ScrollUp):
 		p.view.ScrollUp(1)
-	case key.Matches(msg, k.ScrollDown):
+	case key.Matches(km, k.ScrollDown):
 		p.view.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
+	case key.Matches(km, k.PageUp):
 		p.view.PageUp()
-	case key.Matches(msg, k.PageDown):
+	case key.Matches(km, k.PageDown):
 		p.view.PageDown()
 	default:
 		return nil, false

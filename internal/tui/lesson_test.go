@@ -146,7 +146,7 @@ func TestLessonPaneOpensNavigatesAndScrolls(t *testing.T) {
 		t.Fatalf("reopened at section %d, want the one left open (1)", m.lesson.section)
 	}
 	m, _ = press(m, "esc")
-	if m.lessonOpen {
+	if m.layer != layerNone {
 		t.Fatal("esc did not close the lesson pane")
 	}
 }
@@ -155,13 +155,13 @@ func TestArrowsSelectObjectsUntilTheLessonOpens(t *testing.T) {
 	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
 	m = fold(m, lifecycleScript().Events())
 	m, _ = press(m, "k")
-	if m.selected != "lab/db-1" {
-		t.Fatalf("k selected %q, want lab/db-1", m.selected)
+	if m.dash.focus.selected != "lab/db-1" {
+		t.Fatalf("k selected %q, want lab/db-1", m.dash.focus.selected)
 	}
 	m = pressSettled(t, m, "L")
 	m, _ = press(m, "j")
-	if m.selected != "lab/db-1" || m.lesson.view.YOffset != 1 {
-		t.Fatalf("with the lesson open, j should scroll (offset %d) and keep the selection (%q)", m.lesson.view.YOffset, m.selected)
+	if m.dash.focus.selected != "lab/db-1" || m.lesson.view.YOffset != 1 {
+		t.Fatalf("with the lesson open, j should scroll (offset %d) and keep the selection (%q)", m.lesson.view.YOffset, m.dash.focus.selected)
 	}
 }
 
@@ -265,7 +265,7 @@ func TestLessonPaneWithoutALesson(t *testing.T) {
 	m := New(Options{Trace: lifecycleScript().Events(), Renderer: asciiRenderer(), Lang: "en"})
 	m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	m, _ = press(m, "L")
-	if m.lessonOpen || strings.Contains(m.View(), "L lesson") {
+	if m.layer != layerNone || strings.Contains(m.View(), "L lesson") {
 		t.Fatal("a lesson is offered for a trace of an unknown lab")
 	}
 	// A language that cannot be chosen: the pane says why.

@@ -3,12 +3,70 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/operator-lab/lab/operator/switches"
 )
+
+// live drives the running lab through its Controls: the keys that flip
+// the operator's switches, step through its gate and change the lab's
+// objects, and the lesson's demos. A component of the root with no view
+// of its own: what it does comes back as events, which the panes and the
+// header show.
+type live struct {
+	c        *common
+	f        *focus // the selected object, which u, m and d act on
+	keys     liveKeys
+	controls Controls // nil in a replay, and until the lab is up
+	outage   *outage  // an outage demo to end
+}
+
+// liveKeys act on the running lab.
+type liveKeys struct {
+	Requeue, Breaker, RateLimit, External, Backoff key.Binding
+	Faster, Slower                                 key.Binding
+
+	Create, Update, Burst, Delete key.Binding
+
+	Pause, Step key.Binding
+}
+
+func newLive(c *common, f *focus, controls Controls) *live {
+	l := &live{c: c, f: f, keys: liveKeys{
+		Requeue:   bind([]string{"r"}, "r", "requeue"),
+		Breaker:   bind([]string{"b"}, "b", "breaker"),
+		RateLimit: bind([]string{"l"}, "l", "limiter"),
+		External:  bind([]string{"e"}, "e", "external"),
+		Backoff:   bind([]string{"o"}, "o", "backoff"),
+		Faster:    bind([]string{"+", "="}, "+", "faster"),
+		Slower:    bind([]string{"-", "_"}, "-", "slower"),
+
+		Create: bind([]string{"c"}, "c", "create"),
+		Update: bind([]string{"u"}, "u", "update"),
+		Burst:  bind([]string{"m"}, "m", "burst"),
+		Delete: bind([]string{"d"}, "d", "delete"),
+
+		Pause: bind([]string{"p", " "}, "p", "pause"),
+		Step:  bind([]string{"s", "n"}, "s", "step"),
+	}}
+	l.setControls(controls)
+	return l
+}
+
+// setControls takes the running lab's controls; their switches, read
+// once here, say which switches the lab has (every change after this
+// arrives as a switch event).
+func (l *live) setControls(c Controls) {
+	l.controls = c
+	l.c.board = nil
+	if c != nil {
+		l.c.board = c.Switches()
+	}
+}
 
 // switchKey is a key that moves a switch: modes go round, the timescale
 // stops at its ends.
@@ -19,174 +77,202 @@ type switchKey struct {
 	wrap bool
 }
 
-func (k KeyMap) switchKeys() []switchKey {
+func (k liveKeys) switchKeys() []switchKey {
 	return []switchKey{
-		{k.Requeue, switchRequeue, 1, true},
-		{k.Breaker, switchBreaker, 1, true},
-		{k.RateLimit, switchRateLimit, 1, true},
-		{k.External, switchExternal, 1, true},
-		{k.Backoff, switchBackoff, 1, true},
-		{k.Faster, switchTimescale, 1, false},
-		{k.Slower, switchTimescale, -1, false},
+		{k.Requeue, switches.NameRequeue, 1, true},
+		{k.Breaker, switches.NameBreaker, 1, true},
+		{k.RateLimit, switches.NameRateLimit, 1, true},
+		{k.External, switches.NameExternal, 1, true},
+		{k.Backoff, switches.NameBackoff, 1, true},
+		{k.Faster, switches.NameTimescale, 1, false},
+		{k.Slower, switches.NameTimescale, -1, false},
 	}
 }
 
-// onLiveKey handles the keys that act on the running lab.
-func (m Model) onLiveKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
+// configure enables the keys outside a replay; a switch's keys only when
+// the lab has the switch.
+func (l *live) configure() {
+	on := !l.c.replay
+	k := &l.keys
+	for _, b := range []*key.Binding{&k.Create, &k.Update, &k.Burst, &k.Delete, &k.Pause, &k.Step} {
+		b.SetEnabled(on)
+	}
+	for _, b := range []struct {
+		b    *key.Binding
+		name string
+	}{{&k.Requeue, switches.NameRequeue}, {&k.Breaker, switches.NameBreaker}, {&k.RateLimit, switches.NameRateLimit},
+		{&k.External, switches.NameExternal}, {&k.Backoff, switches.NameBackoff},
+		{&k.Faster, switches.NameTimescale}, {&k.Slower, switches.NameTimescale}} {
+		b.b.SetEnabled(on && l.c.hasSwitch(b.name))
+	}
+}
+
+// ShortHelp is the keys a learner needs first.
+func (l *live) ShortHelp() []key.Binding {
+	k := l.keys
+	return []key.Binding{k.Requeue, k.External, k.Create, k.Pause, k.Step, k.Update, k.Breaker}
+}
+
+// FullHelp is two columns of the ? overlay: the switches, and the
+// objects with the step-through gate.
+func (l *live) FullHelp() [][]key.Binding {
+	k := l.keys
+	return [][]key.Binding{
+		{k.Requeue, k.Breaker, k.RateLimit, k.External, k.Backoff, k.Faster, k.Slower},
+		{k.Create, k.Update, k.Burst, k.Delete, k.Pause, k.Step},
+	}
+}
+
+// Update acts on the running lab for a key of its own; handled is false
+// for any other message.
+func (l *live) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil, false
+	}
+	k := l.keys
 	for _, s := range k.switchKeys() {
-		if key.Matches(msg, s.b) {
-			m.cycleSwitch(s.name, s.dir, s.wrap)
-			return m, nil
+		if key.Matches(km, s.b) {
+			l.cycleSwitch(s.name, s.dir, s.wrap)
+			return nil, true
 		}
 	}
 	switch {
-	case key.Matches(msg, k.Pause):
-		if m.controls == nil {
-			break
-		}
-		if m.controls.Paused() {
-			m.controls.Resume()
-			m.setStatus("resumed: workers reconcile freely again", false)
-		} else {
-			m.controls.Pause()
-			m.setStatus("paused: each reconcile now waits at the gate — press s to let one through", false)
-		}
-		m.refreshControls()
-	case key.Matches(msg, k.Step):
-		if m.controls == nil {
-			break
-		}
-		if !m.controls.Paused() {
-			m.setStatus("step works while paused: press p first", true)
-			break
-		}
-		m.controls.Step()
-		m.pinned = 0
-		m.setStatus("stepped: one reconcile let through", false)
-		m.refreshControls()
-	case key.Matches(msg, k.Create):
-		return m, m.action("created object", func(ctx context.Context, c Controls) (string, error) {
+	case key.Matches(km, k.Pause):
+		l.togglePause()
+	case key.Matches(km, k.Step):
+		l.step()
+	case key.Matches(km, k.Create):
+		cmd = l.action("created object", func(ctx context.Context, c Controls) (string, error) {
 			return c.CreateObject(ctx)
 		})
-	case key.Matches(msg, k.Update):
-		return m, m.objectAction("changed the spec of", func(ctx context.Context, c Controls, key string) error {
+	case key.Matches(km, k.Update):
+		cmd = l.objectAction("changed the spec of", func(ctx context.Context, c Controls, key string) error {
 			return c.UpdateSpec(ctx, key)
 		})
-	case key.Matches(msg, k.Burst):
-		return m, m.objectAction("sent 5 quick spec changes to", func(ctx context.Context, c Controls, key string) error {
+	case key.Matches(km, k.Burst):
+		cmd = l.objectAction("sent 5 quick spec changes to", func(ctx context.Context, c Controls, key string) error {
 			return c.Burst(ctx, key, 5)
 		})
-	case key.Matches(msg, k.Delete):
-		return m, m.objectAction("deleted", func(ctx context.Context, c Controls, key string) error {
+	case key.Matches(km, k.Delete):
+		cmd = l.objectAction("deleted", func(ctx context.Context, c Controls, key string) error {
 			return c.Delete(ctx, key)
 		})
+	default:
+		return nil, false
 	}
-	return m, nil
+	return cmd, true
+}
+
+// togglePause pauses or resumes the gate as the view shows it: the gate
+// events, not a second copy of its state, decide which.
+func (l *live) togglePause() {
+	if l.controls == nil {
+		return
+	}
+	if paused, _ := l.c.gate(); paused {
+		l.controls.Resume()
+		l.c.setStatus("resumed: workers reconcile freely again", false)
+		return
+	}
+	l.controls.Pause()
+	l.c.setStatus("paused: each reconcile now waits at the gate — press s to let one through", false)
+}
+
+func (l *live) step() {
+	if l.controls == nil {
+		return
+	}
+	if paused, _ := l.c.gate(); !paused {
+		l.c.setStatus("step works while paused: press p first", true)
+		return
+	}
+	l.controls.Step()
+	l.f.pinned = 0
+	l.c.setStatus("stepped: one reconcile let through", false)
+}
+
+// current is a switch as the controls have it now, with the options its
+// key moves through: what a key acts on, which may be ahead of the
+// events the view shows.
+func (l *live) current(name string) (Switch, bool) {
+	if l.controls == nil {
+		return Switch{}, false
+	}
+	all := l.controls.Switches()
+	i := slices.IndexFunc(all, func(s Switch) bool { return s.Name == name })
+	if i < 0 {
+		return Switch{}, false
+	}
+	return all[i], true
 }
 
 // cycleSwitch moves a switch to its next (or previous) option; wrap says
 // whether to go round (modes) or stop at the ends (timescale).
-func (m *Model) cycleSwitch(name string, dir int, wrap bool) {
-	sw, ok := m.switchByName(name)
-	if !ok || m.controls == nil || len(sw.Options) == 0 {
-		m.setStatus(fmt.Sprintf("this lab has no %s switch", name), true)
+func (l *live) cycleSwitch(name string, dir int, wrap bool) {
+	sw, ok := l.current(name)
+	if !ok || len(sw.Options) == 0 {
+		l.c.setStatus(fmt.Sprintf("this lab has no %s switch", name), true)
 		return
 	}
-	i := indexOf(sw.Options, sw.Value)
-	next := i + dir
+	next := slices.Index(sw.Options, sw.Value) + dir
 	switch {
 	case wrap:
 		next = (next + len(sw.Options)) % len(sw.Options)
 	case next < 0 || next >= len(sw.Options):
-		m.setStatus(fmt.Sprintf("%s is already at its %s", name, map[bool]string{true: "fastest", false: "slowest"}[dir > 0]), false)
+		l.c.setStatus(fmt.Sprintf("%s is already at its %s", name, map[bool]string{true: "fastest", false: "slowest"}[dir > 0]), false)
 		return
 	}
 	value := sw.Options[next]
-	if err := m.controls.SetSwitch(name, value); err != nil {
-		m.setStatus(fmt.Sprintf("%s=%s: %v", name, value, err), true)
+	if err := l.controls.SetSwitch(name, value); err != nil {
+		l.c.setStatus(fmt.Sprintf("%s=%s: %v", name, value, err), true)
 		return
 	}
-	m.changed, m.changedAt = name, m.clock()
-	m.setStatus(fmt.Sprintf("%s → %s: %s", name, value, explainSwitch(name, value)), false)
-	m.refreshControls()
+	l.c.noteChanged(name)
+	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(name, value)), false)
 }
 
-func indexOf(options []string, v string) int {
-	for i, o := range options {
-		if o == v {
-			return i
-		}
-	}
-	return -1
-}
-
-// explainSwitch says, in one line, what the new value does to the next reconciles.
-func explainSwitch(name, value string) string {
-	switch name + "=" + value {
-	case "requeue=error":
-		return "not-ready returns an error → AddRateLimited (5ms·2ⁿ per item)"
-	case "requeue=requeue":
-		return "returns Requeue: true (deprecated) → also AddRateLimited, not immediate"
-	case "requeue=after":
-		return "returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose"
-	case "requeue=terminal":
-		return "returns TerminalError → logged, not retried, no Forget"
-	case "breaker=on":
-		return "external calls go through the circuit breaker"
-	case "breaker=off":
-		return "external calls bypass the circuit breaker"
-	case "ratelimit=on":
-		return "external calls are rate limited (x/time/rate)"
-	case "ratelimit=off":
-		return "external calls are not rate limited"
-	case "backoff=controller":
-		return "retry delays come from the queue's rate limiter"
-	case "backoff=lesson":
-		return "retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter"
-	}
-	switch name {
-	case switchExternal:
-		return "the simulated external system is now " + value
-	case switchTimescale:
-		if f, err := strconv.ParseFloat(value, 64); err == nil && f > 1 {
-			return fmt.Sprintf("delays the operator chooses are %s× shorter", value)
-		}
-		return "delays run at real time"
+// effect says in one line what a switch's new value does to the next
+// reconciles, in the words of package switches.
+func effect(name, value string) string {
+	if e := switches.Effect(name, value); e != "" {
+		return e
 	}
 	return "applies from the next reconcile"
 }
 
-func (m *Model) action(what string, run func(context.Context, Controls) (string, error)) tea.Cmd {
-	return m.notedAction(what, run, "")
+func (l *live) action(what string, run func(context.Context, Controls) (string, error)) tea.Cmd {
+	return l.notedAction(what, run, "")
 }
 
-// notedAction is action with a note said after the object's name.
-func (m *Model) notedAction(what string, run func(context.Context, Controls) (string, error), note string) tea.Cmd {
-	c := m.controls
+// notedAction runs an object action in the background; note is said
+// after the object's name when it is done.
+func (l *live) notedAction(what string, run func(context.Context, Controls) (string, error), note string) tea.Cmd {
+	c := l.controls
 	if c == nil {
 		return nil
 	}
-	m.setStatus(what+"…", false)
+	l.c.setStatus(what+"…", false)
+	ns := l.c.namespace // read here: the command runs on another goroutine
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		key, err := run(ctx, c)
 		if err == nil && key != "" {
-			what += " " + m.displayKey(key)
+			what += " " + displayKey(ns, key)
 		}
 		return actionDoneMsg{what: what + note, key: key, err: err}
 	}
 }
 
-func (m *Model) objectAction(what string, run func(context.Context, Controls, string) error) tea.Cmd {
-	o, ok := m.selectedObject()
+func (l *live) objectAction(what string, run func(context.Context, Controls, string) error) tea.Cmd {
+	o, ok := l.f.object(l.c.state)
 	if !ok || o.Deleted {
-		m.setStatus("no object selected: press c to create one", true)
+		l.c.setStatus("no object selected: press c to create one", true)
 		return nil
 	}
 	objectKey := o.Key
-	return m.action(what+" "+m.displayKey(objectKey), func(ctx context.Context, c Controls) (string, error) {
+	return l.action(what+" "+l.c.displayKey(objectKey), func(ctx context.Context, c Controls) (string, error) {
 		return "", run(ctx, c, objectKey)
 	})
 }

@@ -47,7 +47,11 @@ func TestSwitchKeysCycleTheOperatorSwitches(t *testing.T) {
 	if !strings.Contains(m.View(), "already at its slowest") {
 		t.Fatal("pressing - at the slowest timescale should say so")
 	}
-	// The header shows the new values.
+	// The header shows the new values, once their events arrive.
+	if header := strings.Split(m.View(), "\n")[1]; !strings.Contains(header, "requeue=error  breaker=on") {
+		t.Fatalf("switch line %q changed before the switch events arrived", header)
+	}
+	m = echo(m, fake)
 	header := strings.Split(m.View(), "\n")[1]
 	for _, want := range []string{"requeue=error", "breaker=off", "external=down", "timescale=‹1×›"} {
 		if !strings.Contains(header, want) {
@@ -84,17 +88,27 @@ func TestStepThroughPausesStepsAndResumes(t *testing.T) {
 		t.Fatal("step while running should explain it needs a pause")
 	}
 	m, _ = press(m, "p")
-	fake.waiting = 1
-	m = update(m, tickMsg(clock.now))
+	m = echo(m, fake)
+	// A worker takes a key and waits at the gate.
+	sc := synth.New("database", t0)
+	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "ADDED", 1))
+	sc.Get("lab/db-1")
+	sc.Emit(observe.Event{Kind: observe.KindGate, Value: "waiting", Key: "lab/db-1"})
+	m = fold(m, sc.Events())
 	if !strings.Contains(m.View(), "PAUSED · 1 waiting at the gate") {
 		t.Fatalf("paused badge missing:\n%s", m.View())
 	}
 	m, _ = press(m, "s")
 	m, _ = press(m, "s")
+	m = echo(m, fake)
+	if strings.Contains(m.View(), "PAUSED · 1 waiting") {
+		t.Fatal("the step let the held reconcile through, yet the badge still counts it")
+	}
 	m, _ = press(m, " ")
 	if got := strings.Join(fake.Calls(), ","); got != "pause,step,step,resume" {
 		t.Fatalf("calls = %s", got)
 	}
+	m = echo(m, fake)
 	if strings.Contains(m.View(), "PAUSED") {
 		t.Fatal("still shows PAUSED after resume")
 	}
@@ -112,8 +126,8 @@ func TestObjectActionsTargetTheSelectedObject(t *testing.T) {
 	m, cmd = press(m, "c")
 	mustFail(t, cmd == nil, "create returned no command")
 	m = update(m, cmd())
-	if m.selected != "lab/db-2" || !strings.Contains(m.View(), "created object lab/db-2") {
-		t.Fatalf("selected %q after create; view:\n%s", m.selected, m.View())
+	if m.dash.focus.selected != "lab/db-2" || !strings.Contains(m.View(), "created object lab/db-2") {
+		t.Fatalf("selected %q after create; view:\n%s", m.dash.focus.selected, m.View())
 	}
 
 	sc := synth.New("database", t0)
@@ -192,7 +206,7 @@ func TestTabCyclesTheSharedPane(t *testing.T) {
 	m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
 	var seen []pane
 	for i := 0; i < 4; i++ {
-		seen = append(seen, m.activeTab())
+		seen = append(seen, m.dash.activeTab())
 		m, _ = press(m, "tab")
 	}
 	if fmt.Sprint(seen) != fmt.Sprint([]pane{paneObjects, paneBackoff, panePatterns, paneObjects}) {
@@ -286,15 +300,15 @@ func TestPinningOlderReconciles(t *testing.T) {
 	n := m.State().ReconcileCount()
 	m, _ = press(m, "[")
 	m, _ = press(m, "[")
-	if m.pinned != n-1 {
-		t.Fatalf("pinned #%d, want #%d", m.pinned, n-1)
+	if m.dash.focus.pinned != n-1 {
+		t.Fatalf("pinned #%d, want #%d", m.dash.focus.pinned, n-1)
 	}
 	if !strings.Contains(m.View(), fmt.Sprintf("#%d lab/db-1", n-1)) || !strings.Contains(m.View(), "pinned") {
 		t.Fatal("the pinned reconcile is not shown first")
 	}
 	m, _ = press(m, "]")
 	m, _ = press(m, "]")
-	if m.pinned != 0 {
-		t.Fatalf("moving past the newest should follow again, pinned = %d", m.pinned)
+	if m.dash.focus.pinned != 0 {
+		t.Fatalf("moving past the newest should follow again, pinned = %d", m.dash.focus.pinned)
 	}
 }

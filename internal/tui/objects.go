@@ -21,26 +21,35 @@ var (
 	}
 )
 
-// objectLines: every object on one line, the selected one expanded with its
-// state machine, phase history and conditions.
-func (m Model) objectLines(w, h int) []string {
-	st := m.st
-	objects := m.state.Objects()
+// objectsPane is every object on one line, the selected one expanded with
+// its state machine, phase history and conditions.
+type objectsPane struct {
+	c *common
+	f *focus
+	size
+}
+
+func (p *objectsPane) Title() string { return "Objects & phases" }
+func (p *objectsPane) Hint() string  { return "state machine, current phase in [ ]" }
+
+func (p *objectsPane) View() []string {
+	st, w, h := p.c.st, p.width, p.height
+	objects := p.c.state.Objects()
 	if len(objects) == 0 {
 		hint := "No objects yet."
-		if m.replay == nil {
+		if !p.c.replay {
 			hint += " Press c to create one."
 		}
 		return []string{st.Faint.Render(hint)}
 	}
-	sel, _ := m.selectedObject()
+	sel, _ := p.f.object(p.c.state)
 	selIdx := 0
 	for i, o := range objects {
 		if o == sel {
 			selIdx = i
 		}
 	}
-	detail := m.objectDetail(sel, w)
+	detail := p.objectDetail(sel)
 	room := max(h-len(detail), 1)
 	// A window of object lines that keeps the selected one visible.
 	first := 0
@@ -49,7 +58,7 @@ func (m Model) objectLines(w, h int) []string {
 	}
 	var lines []string
 	for i := first; i < len(objects) && len(lines) < room; i++ {
-		lines = append(lines, m.objectLine(objects[i], objects[i] == sel))
+		lines = append(lines, p.objectLine(objects[i], objects[i] == sel))
 		if objects[i] == sel {
 			lines = append(lines, detail...)
 		}
@@ -60,13 +69,13 @@ func (m Model) objectLines(w, h int) []string {
 	return lines
 }
 
-func (m Model) objectLine(o *state.Object, selected bool) string {
-	st := m.st
+func (p *objectsPane) objectLine(o *state.Object, selected bool) string {
+	st := p.c.st
 	mark, keyStyle := "  ", st.Plain
 	if selected {
 		mark, keyStyle = st.Selected.Render("▸ "), st.Selected
 	}
-	line := mark + keyStyle.Render(m.displayKey(o.Key))
+	line := mark + keyStyle.Render(p.c.displayKey(o.Key))
 	if o.Kind != "" {
 		line += st.Faint.Render(" " + o.Kind)
 	}
@@ -74,7 +83,7 @@ func (m Model) objectLine(o *state.Object, selected bool) string {
 		return line + st.Faint.Render("  deleted")
 	}
 	if o.Phase != "" {
-		line += "  " + m.phaseStyle(o.Phase).Render(o.Phase) + st.Faint.Render(" "+formatDuration(m.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond)))
+		line += "  " + p.phaseStyle(o.Phase).Render(o.Phase) + st.Faint.Render(" "+formatDuration(p.c.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond)))
 	}
 	if o.LastResult != "" {
 		line += st.Faint.Render("  last: ") + st.Result(o.LastResult).Render(o.LastResult)
@@ -82,20 +91,20 @@ func (m Model) objectLine(o *state.Object, selected bool) string {
 	return line
 }
 
-func (m Model) phaseStyle(phase string) Ink {
+func (p *objectsPane) phaseStyle(phase string) Ink {
 	switch phase {
 	case "Ready":
-		return m.st.OK
+		return p.c.st.OK
 	case "Failed":
-		return m.st.Bad
+		return p.c.st.Bad
 	}
-	return m.st.Warn
+	return p.c.st.Warn
 }
 
 // objectDetail: the state machine with the current phase in brackets, the
 // history of transitions with the time spent in each, and the conditions.
-func (m Model) objectDetail(o *state.Object, w int) []string {
-	st := m.st
+func (p *objectsPane) objectDetail(o *state.Object) []string {
+	st, w := p.c.st, p.width
 	if o == nil {
 		return nil
 	}
@@ -107,12 +116,12 @@ func (m Model) objectDetail(o *state.Object, w int) []string {
 		}
 		cells := func(phases []string, short bool) []string {
 			out := make([]string, len(phases))
-			for i, p := range phases {
-				name := p
+			for i, ph := range phases {
+				name := ph
 				if short {
-					name = shortName[p]
+					name = shortName[ph]
 				}
-				out[i] = m.phaseCell(name, p == o.Phase, visited[p])
+				out[i] = p.phaseCell(name, ph == o.Phase, visited[ph])
 			}
 			return out
 		}
@@ -130,7 +139,7 @@ func (m Model) objectDetail(o *state.Object, w int) []string {
 			lines = append(lines, "  "+strings.Join(cells(happyPath, true), arrow), side)
 		}
 		if o.History.Len() > 0 {
-			lines = append(lines, "  "+m.phaseHistory(o, w-2))
+			lines = append(lines, "  "+p.phaseHistory(o, w-2))
 		}
 	} else {
 		lines = append(lines, "  "+st.Faint.Render(fmt.Sprintf("%d reconcile(s), no phase reported yet", o.Reconciles)))
@@ -157,20 +166,20 @@ func (m Model) objectDetail(o *state.Object, w int) []string {
 	return lines
 }
 
-func (m Model) phaseCell(name string, current, visited bool) string {
+func (p *objectsPane) phaseCell(name string, current, visited bool) string {
 	switch {
 	case current:
-		return m.st.PhaseCurrent.Render("[" + name + "]")
+		return p.c.st.PhaseCurrent.Render("[" + name + "]")
 	case visited:
-		return m.st.PhaseVisited.Render(name)
+		return p.c.st.PhaseVisited.Render(name)
 	}
-	return m.st.PhaseAhead.Render(name)
+	return p.c.st.PhaseAhead.Render(name)
 }
 
 // phaseHistory: "Pending 0.5s → Provisioning 1.2s → … → Ready (now 12s)",
 // keeping the newest transitions when it does not fit.
-func (m Model) phaseHistory(o *state.Object, w int) string {
-	st := m.st
+func (p *objectsPane) phaseHistory(o *state.Object, w int) string {
+	st := p.c.st
 	changes := o.History.Slice()
 	parts := make([]string, 0, len(changes)+1)
 	for _, c := range changes {
@@ -179,7 +188,7 @@ func (m Model) phaseHistory(o *state.Object, w int) string {
 		}
 		parts = append(parts, c.From+" "+formatDuration(c.InFrom))
 	}
-	parts = append(parts, o.Phase+" (now "+formatDuration(m.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond))+")")
+	parts = append(parts, o.Phase+" (now "+formatDuration(p.c.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond))+")")
 	// Keep the newest transitions that fit; "…" marks the ones left out.
 	dropped := false
 	for {

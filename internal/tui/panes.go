@@ -11,12 +11,20 @@ import (
 	"github.com/operator-lab/lab/internal/tui/state"
 )
 
-// queueLines: the work queue from inside — running, waiting (with how
+// queuePane is the work queue from inside: running, waiting (with how
 // many adds merged), delayed (with a countdown bar and who chose the delay).
-func (m Model) queueLines(w, h int) []string {
-	st := m.st
-	now := m.now()
-	counts := m.state.QueueCounts(now)
+type queuePane struct {
+	c *common
+	size
+}
+
+func (p *queuePane) Title() string { return "Work queue" }
+func (p *queuePane) Hint() string  { return "keys waiting for a worker" }
+
+func (p *queuePane) View() []string {
+	st, w, h := p.c.st, p.width, p.height
+	now := p.c.now()
+	counts := p.c.state.QueueCounts(now)
 	summary := fmt.Sprintf("%d running · %d waiting · %d delayed",
 		counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed])
 	if len(summary) > w {
@@ -26,16 +34,21 @@ func (m Model) queueLines(w, h int) []string {
 		summary = fmt.Sprintf("▶%d ●%d ◷%d", counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed])
 	}
 	lines := []string{st.Faint.Render(summary)}
-	if m.paused && m.replay == nil {
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("paused: %d held at the gate · s steps one", m.waiting)))
+	paused, waiting := p.c.gate()
+	if paused {
+		held := fmt.Sprintf("paused: %d held at the gate", waiting)
+		if !p.c.replay {
+			held += " · s steps one"
+		}
+		lines = append(lines, st.Warn.Render(held))
 	}
-	items := m.state.Queue(now)
+	items := p.c.state.Queue(now)
 	if len(items) == 0 {
 		return append(lines, st.Faint.Render("empty: nothing to reconcile"))
 	}
 	keyW := 0
 	for _, q := range items {
-		keyW = max(keyW, len(m.displayKey(q.Key)))
+		keyW = max(keyW, len(p.c.displayKey(q.Key)))
 	}
 	keyW = min(keyW, max(w/3, 10))
 	room := h - len(lines)
@@ -44,23 +57,23 @@ func (m Model) queueLines(w, h int) []string {
 			lines = append(lines, st.Faint.Render(fmt.Sprintf("… and %d more", len(items)-i)))
 			break
 		}
-		lines = append(lines, m.queueItemLine(q, now, keyW, w))
+		lines = append(lines, p.itemLine(q, now, keyW, paused))
 	}
 	return lines
 }
 
-func (m Model) queueItemLine(q *state.QueueItem, now time.Time, keyW, w int) string {
-	st := m.st
-	key := fmt.Sprintf("%-*s", keyW, truncate(m.displayKey(q.Key), keyW))
+func (p *queuePane) itemLine(q *state.QueueItem, now time.Time, keyW int, paused bool) string {
+	st, w := p.c.st, p.width
+	key := fmt.Sprintf("%-*s", keyW, truncate(p.c.displayKey(q.Key), keyW))
 	var mark, word, extra string
 	switch q.StateAt(now) {
 	case state.QueueProcessing:
 		s := st.Lanes[laneReconcile]
 		mark, word = s.Render("▶"), s.Render("running ")
 		extra = formatDuration(now.Sub(q.Since))
-		if m.state.AwaitingStart(q.Key) {
+		if p.c.state.AwaitingStart(q.Key) {
 			word = st.Warn.Render("dequeued")
-			if m.paused {
+			if paused {
 				extra = st.Warn.Render("held at the gate")
 			}
 		}
@@ -114,17 +127,26 @@ func progressBar(done, total time.Duration, w int) string {
 	return strings.Repeat("━", n) + strings.Repeat("╌", w-n)
 }
 
-// backoffLines: the retry delays of the selected object (or the key that
-// retried most recently), one bar per reconcile on a log scale, each
+// backoffPane is the retry delays of the selected object (or the key
+// that retried most recently), one bar per reconcile on a log scale, each
 // labelled with who chose it.
-func (m Model) backoffLines(w, h int) []string {
-	st := m.st
+type backoffPane struct {
+	c *common
+	f *focus
+	size
+}
+
+func (p *backoffPane) Title() string { return "Retry delays" }
+func (p *backoffPane) Hint() string  { return "when each retry came, and who chose the delay" }
+
+func (p *backoffPane) View() []string {
+	st, w, h := p.c.st, p.width, p.height
 	var series *state.Series
-	if o, ok := m.selectedObject(); ok {
-		series, _ = m.state.Series(o.Key)
+	if o, ok := p.f.object(p.c.state); ok {
+		series, _ = p.c.state.Series(o.Key)
 	}
 	if series == nil {
-		if all := m.state.AllSeries(); len(all) > 0 {
+		if all := p.c.state.AllSeries(); len(all) > 0 {
 			series = all[0]
 		}
 	}
@@ -134,7 +156,7 @@ func (m Model) backoffLines(w, h int) []string {
 		return []string{st.Faint.Render("No retries yet. Make the external system fail (e) and watch"),
 			st.Faint.Render("the delays grow here, labelled by who chose them."), "", legend}
 	}
-	lines := []string{st.Bold.Render(m.displayKey(series.Key)) + st.Faint.Render(fmt.Sprintf("  %d reconcile(s) · bars on a log scale", series.Total))}
+	lines := []string{st.Bold.Render(p.c.displayKey(series.Key)) + st.Faint.Render(fmt.Sprintf("  %d reconcile(s) · bars on a log scale", series.Total))}
 	retries := series.Retries.Slice()
 	room := h - 2
 	if len(retries) > room {
@@ -153,7 +175,7 @@ func (m Model) backoffLines(w, h int) []string {
 	barW := max(w-20-whoW(short)-1, 3)
 	for i, r := range retries {
 		afterFailure := i > 0 && retries[i-1].By == state.ChosenByRateLimiter
-		lines = append(lines, m.retryLine(r, barW, short, afterFailure))
+		lines = append(lines, retryLine(st, r, barW, short, afterFailure))
 	}
 	if ansi.StringWidth(legend) > w {
 		legend = st.RateLimiter.Render("█ limiter") + " " + st.RequeueAfter.Render("▓ RequeueAfter") + " " + st.Lesson.Render("▒ lesson")
@@ -164,8 +186,7 @@ func (m Model) backoffLines(w, h int) []string {
 	return lines
 }
 
-func (m Model) retryLine(r state.Retry, barW int, short, afterFailure bool) string {
-	st := m.st
+func retryLine(st Styles, r state.Retry, barW int, short, afterFailure bool) string {
 	n := fmt.Sprintf("#%-3d", r.Reconcile)
 	if r.Reconcile == 0 {
 		n = "    "
@@ -229,113 +250,6 @@ func logBar(d time.Duration, w int) int {
 	}
 	n := int(math.Round(float64(w) * math.Log10(ms) / decades))
 	return min(max(n, 1), w)
-}
-
-// patternLines: the circuit breaker on its three states, the rate limiter
-// and the external system's recent calls.
-func (m Model) patternLines(w, h int) []string {
-	st := m.st
-	now := m.now()
-	_, values := m.state.Switches()
-	switchValue := func(name string) string {
-		if s, ok := m.switchByName(name); ok {
-			return s.Value
-		}
-		return values[name]
-	}
-	var lines []string
-
-	b := m.state.Breaker()
-	breakerSwitch := switchValue(switchBreaker)
-	if b.Seen || breakerSwitch != "" {
-		var cells []string
-		for _, s := range []string{state.BreakerClosed, state.BreakerOpen, state.BreakerHalfOpen} {
-			if s == b.State {
-				style := st.OK
-				if s != state.BreakerClosed {
-					style = st.Bad
-				}
-				cells = append(cells, style.Render("["+s+"]"))
-			} else {
-				cells = append(cells, st.Faint.Render(" "+s+" "))
-			}
-		}
-		title := st.Bold.Render("Circuit breaker ")
-		if breakerSwitch != "" {
-			title += onOff(st, breakerSwitch)
-		}
-		lines = append(lines, title, "  "+strings.Join(cells, st.Faint.Render("›")))
-		detail := fmt.Sprintf("  failures %d", b.Failures)
-		if b.State == state.BreakerOpen && !b.ProbeAt.IsZero() {
-			if left := b.ProbeAt.Sub(now); left > 0 {
-				detail += " · next probe in " + formatDuration(left.Round(100*time.Millisecond))
-			} else {
-				detail += " · probe due"
-			}
-		}
-		if b.Transitions > 0 {
-			detail += fmt.Sprintf(" · %d transition(s), last %s ago", b.Transitions, formatDuration(now.Sub(b.Since).Truncate(100*time.Millisecond)))
-		}
-		lines = append(lines, st.Faint.Render(detail))
-	}
-
-	rl := m.state.RateLimit()
-	rlSwitch := switchValue(switchRateLimit)
-	if rl.Seen || rlSwitch != "" {
-		lines = append(lines, st.Bold.Render("Rate limiter ")+onOff(st, rlSwitch))
-		if rl.Checks > 0 {
-			lines = append(lines, st.Faint.Render(fmt.Sprintf("  %d of %d calls waited · last wait %s", rl.Delayed, rl.Checks, formatDuration(rl.LastWait))))
-		}
-	}
-
-	x := m.state.External()
-	xSwitch := switchValue(switchExternal)
-	if x.Seen || xSwitch != "" {
-		line := st.Bold.Render("External system ")
-		if xSwitch != "" {
-			style := st.OK
-			if xSwitch != "healthy" {
-				style = st.Bad
-			}
-			line += style.Render(xSwitch)
-		}
-		lines = append(lines, line)
-		if x.Calls.Len() > 0 {
-			calls := x.Calls.Slice()
-			maxMarks := max(w-4, 5)
-			if len(calls) > maxMarks {
-				calls = calls[len(calls)-maxMarks:]
-			}
-			var marks strings.Builder
-			var total time.Duration
-			for _, c := range calls {
-				total += c.Latency
-				if c.Succeeded() {
-					marks.WriteString(st.OK.Render("✓"))
-				} else {
-					marks.WriteString(st.Bad.Render("✗"))
-				}
-			}
-			ok := 100 * x.OK / max(x.OK+x.Failed, 1)
-			lines = append(lines, "  "+marks.String(),
-				st.Faint.Render(fmt.Sprintf("  %d%% ok of %d calls · avg %s", ok, x.OK+x.Failed, formatDuration(total/time.Duration(len(calls))))))
-		}
-	}
-	if len(lines) == 0 {
-		return []string{st.Faint.Render("This lab has no breaker, rate limiter or external system."),
-			st.Faint.Render("Lab 4.4 puts all three in front of its external dependency.")}
-	}
-	return lines[:min(len(lines), h)]
-}
-
-func onOff(st Styles, v string) string {
-	switch v {
-	case "on":
-		return st.OK.Render("on")
-	case "off":
-		return st.Faint.Render("off")
-	}
-	return st.Value.Render(v)
 }
 
 func truncate(s string, n int) string {

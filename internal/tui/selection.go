@@ -2,13 +2,21 @@ package tui
 
 import "github.com/operator-lab/lab/internal/tui/state"
 
-// selectedObject is the object actions apply to: the one selected with
-// ↑/↓, else the newest object not deleted.
-func (m Model) selectedObject() (*state.Object, bool) {
-	if o, ok := m.state.Object(m.selected); ok {
+// focus is what the learner points at on the dashboard: the object the
+// actions apply to and the reconcile pinned in the sequence pane. The
+// dashboard owns it; the panes that follow it and the live controls read it.
+type focus struct {
+	selected string // key of the selected object
+	pinned   int    // number of the reconcile pinned in the sequence pane; 0 follows the latest
+}
+
+// object is the object actions apply to: the one selected with ↑/↓,
+// else the newest object not deleted.
+func (f *focus) object(s *state.State) (*state.Object, bool) {
+	if o, ok := s.Object(f.selected); ok {
 		return o, true
 	}
-	objects := m.state.Objects()
+	objects := s.Objects()
 	for i := len(objects) - 1; i >= 0; i-- {
 		if !objects[i].Deleted {
 			return objects[i], true
@@ -20,12 +28,13 @@ func (m Model) selectedObject() (*state.Object, bool) {
 	return nil, false
 }
 
-func (m *Model) moveSelection(dir int) {
-	objects := m.state.Objects()
+// move selects the previous (-1) or next (+1) object.
+func (f *focus) move(s *state.State, dir int) {
+	objects := s.Objects()
 	if len(objects) == 0 {
 		return
 	}
-	cur, _ := m.selectedObject()
+	cur, _ := f.object(s)
 	i := 0
 	for j, o := range objects {
 		if o == cur {
@@ -33,20 +42,20 @@ func (m *Model) moveSelection(dir int) {
 		}
 	}
 	i = min(max(i+dir, 0), len(objects)-1)
-	m.selected = objects[i].Key
+	f.selected = objects[i].Key
 }
 
-// pinReconcile moves the sequence pane to an older (-1) or newer (+1)
-// reconcile; moving past the newest follows live again.
-func (m *Model) pinReconcile(dir int) {
-	n := m.state.ReconcileCount()
+// pin moves the sequence pane to an older (-1) or newer (+1) reconcile;
+// moving past the newest follows live again.
+func (f *focus) pin(s *state.State, dir int) {
+	n := s.ReconcileCount()
 	if n == 0 {
 		return
 	}
 	idx := n - 1
-	if m.pinned != 0 {
+	if f.pinned != 0 {
 		for i := 0; i < n; i++ {
-			if m.state.ReconcileAt(i).N == m.pinned {
+			if s.ReconcileAt(i).N == f.pinned {
 				idx = i
 			}
 		}
@@ -58,10 +67,10 @@ func (m *Model) pinReconcile(dir int) {
 	idx += dir
 	switch {
 	case idx >= n:
-		m.pinned = 0
+		f.pinned = 0
 	case idx < 0:
-		m.pinned = m.state.ReconcileAt(0).N
+		f.pinned = s.ReconcileAt(0).N
 	default:
-		m.pinned = m.state.ReconcileAt(idx).N
+		f.pinned = s.ReconcileAt(idx).N
 	}
 }

@@ -10,47 +10,66 @@ import (
 	"github.com/operator-lab/lab/observe"
 )
 
-// sequenceLines draws reconciles as sequence diagrams over the five lanes,
-// newest at the bottom; or, when a reconcile is pinned with [ and ], that
-// reconcile first.
-func (m Model) sequenceLines(w, h int) []string {
-	st := m.st
-	x := lanePositions(w)
-	head := newLaneRow(w, &x)
+// sequencePane draws reconciles as sequence diagrams over the five lanes
+// (Watch, Queue, Reconcile, Client, API), newest at the bottom; or, when a
+// reconcile is pinned with [ and ], that reconcile first.
+type sequencePane struct {
+	c *common
+	f *focus
+	size
+	x [laneCount]int // the lanes' columns, placed in SetSize
+}
+
+func (p *sequencePane) Title() string { return "Reconcile sequence" }
+func (p *sequencePane) Hint() string {
+	return "why each reconcile ran, what it did, what the queue did next"
+}
+
+// SetSize places the lanes for the pane's width.
+func (p *sequencePane) SetSize(w, h int) {
+	p.size.SetSize(w, h)
+	p.x = lanePositions(w)
+}
+
+// View draws the lane names, then the reconciles that fit.
+func (p *sequencePane) View() []string {
+	st, w, h, x := p.c.st, p.width, p.height, &p.x
+	paused, _ := p.c.gate()
+	head := newLaneRow(w, x)
 	for i := range head.runes {
 		head.runes[i], head.paints[i] = ' ', paintPlain
 	}
 	for i, name := range laneNames {
 		head.text(x[i]-1, name, paintLane+paint(i))
 	}
-	lines := []string{head.render(&m.paints)}
+	lines := []string{head.render(&p.c.paints)}
 	avail := h - 1
 	if avail <= 0 {
 		return lines
 	}
-	n := m.state.ReconcileCount()
+	n := p.c.state.ReconcileCount()
 	if n == 0 {
 		hint := "No reconcile yet."
-		if m.replay != nil {
+		if p.c.replay {
 			hint += " Press → to replay the trace event by event, ] to jump a whole reconcile."
 		} else {
 			hint += " Create an object (c) and watch its reconcile appear here."
 		}
 		lines = append(lines, "", "  "+st.Faint.Render(hint), "")
-		if m.paused || m.replay != nil {
-			lines = append(lines, m.heldBlocks(w, &x)...)
+		if paused || p.c.replay {
+			lines = append(lines, p.heldBlocks(paused)...)
 		}
 		return lines
 	}
 
-	if m.pinned != 0 {
+	if pinned := p.f.pinned; pinned != 0 {
 		var blocks []string
 		for i := 0; i < n && len(blocks) < avail; i++ {
-			r := m.state.ReconcileAt(i)
-			if r.N < m.pinned {
+			r := p.c.state.ReconcileAt(i)
+			if r.N < pinned {
 				continue
 			}
-			blocks = append(blocks, m.reconcileBlock(r, w, &x, avail-len(blocks), r.N == m.pinned)...)
+			blocks = append(blocks, p.reconcileBlock(r, avail-len(blocks), r.N == pinned)...)
 		}
 		return append(lines, blocks[:min(len(blocks), avail)]...)
 	}
@@ -58,8 +77,8 @@ func (m Model) sequenceLines(w, h int) []string {
 	// Follow: keys held at a paused gate at the bottom, then fill from the
 	// newest reconcile upwards.
 	var held []string
-	if m.paused || m.replay != nil {
-		held = m.heldBlocks(w, &x)
+	if paused || p.c.replay {
+		held = p.heldBlocks(paused)
 		if len(held) > avail {
 			held = held[len(held)-avail:]
 		}
@@ -67,7 +86,7 @@ func (m Model) sequenceLines(w, h int) []string {
 	var blocks [][]string
 	used := len(held)
 	for i := n - 1; i >= 0 && used < avail; i-- {
-		b := m.reconcileBlock(m.state.ReconcileAt(i), w, &x, avail-used, false)
+		b := p.reconcileBlock(p.c.state.ReconcileAt(i), avail-used, false)
 		blocks = append(blocks, b)
 		used += len(b)
 	}
@@ -79,11 +98,12 @@ func (m Model) sequenceLines(w, h int) []string {
 
 // reconcileBlock draws one reconcile in at most max lines, dropping middle
 // steps (with a "… n more" line) when it does not fit.
-func (m Model) reconcileBlock(r *state.Reconcile, w int, x *[laneCount]int, maxLines int, pinned bool) []string {
+func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned bool) []string {
 	if maxLines <= 0 {
 		return nil
 	}
-	title := m.reconcileTitle(r, w, pinned)
+	w, x := p.width, &p.x
+	title := p.reconcileTitle(r, pinned)
 	var rows []laneRow
 
 	// 1–2. What put the key in the queue, and the dequeue.
@@ -92,14 +112,14 @@ func (m Model) reconcileBlock(r *state.Reconcile, w int, x *[laneCount]int, maxL
 	steps := make([]laneRow, 0, len(r.Steps))
 	for _, e := range r.Steps {
 		lr := newLaneRow(w, x)
-		m.drawStep(lr, e)
+		drawStep(lr, e)
 		steps = append(steps, lr)
 	}
 	// 4. The result and what the queue did with it.
 	var tail []laneRow
 	if r.End == nil {
 		lr := newLaneRow(w, x)
-		lr.note(laneReconcile, "running… "+formatDuration(r.Duration(m.now())), paintWarn)
+		lr.note(laneReconcile, "running… "+formatDuration(r.Duration(p.c.now())), paintWarn)
 		tail = append(tail, lr)
 	} else {
 		lr := newLaneRow(w, x)
@@ -131,7 +151,7 @@ func (m Model) reconcileBlock(r *state.Reconcile, w int, x *[laneCount]int, maxL
 	out := make([]string, 0, len(rows)+1)
 	out = append(out, title)
 	for _, lr := range rows {
-		out = append(out, lr.render(&m.paints))
+		out = append(out, lr.render(&p.c.paints))
 	}
 	return out
 }
@@ -182,34 +202,39 @@ func queueRows(w int, x *[laneCount]int, key string, trigger *observe.Event, add
 	return rows
 }
 
-// heldBlocks draws the keys a worker has dequeued but the paused gate
-// holds before Reconcile: what s will let through next.
-func (m Model) heldBlocks(w int, x *[laneCount]int) []string {
+// heldBlocks draws the keys a worker has dequeued but whose reconcile has
+// not started: what a paused gate holds (and s lets through next), or in
+// a replay what starts next.
+func (p *sequencePane) heldBlocks(paused bool) []string {
+	st, w := p.c.st, p.width
+	why, at := "dequeued, its Reconcile starts next", "Reconcile starts next"
+	switch {
+	case paused && !p.c.replay:
+		why, at = "held at the step-through gate, s lets it run", "❚❚ waiting at the gate"
+	case paused:
+		why, at = "held at the step-through gate", "❚❚ waiting at the gate"
+	}
 	var out []string
-	for _, d := range m.state.Dequeued() {
+	for _, d := range p.c.state.Dequeued() {
 		get := d.Get
-		why, at := "held at the step-through gate, s lets it run", "❚❚ waiting at the gate"
-		if m.replay != nil {
-			why, at = "dequeued, its Reconcile starts next", "Reconcile starts next"
-		}
-		title := m.st.Bold.Render("─ next: "+m.displayKey(d.Key)+" · ") + m.st.Warn.Render(why) + " "
-		out = append(out, title+m.st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(title), 0))))
-		for _, lr := range queueRows(w, x, d.Key, d.Trigger, d.Adds, d.AddCount, &get, at) {
-			out = append(out, lr.render(&m.paints))
+		title := st.Bold.Render("─ next: "+p.c.displayKey(d.Key)+" · ") + st.Warn.Render(why) + " "
+		out = append(out, title+st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(title), 0))))
+		for _, lr := range queueRows(w, &p.x, d.Key, d.Trigger, d.Adds, d.AddCount, &get, at) {
+			out = append(out, lr.render(&p.c.paints))
 		}
 	}
 	return out
 }
 
 // reconcileTitle is the rule above a reconcile: number, key, result, duration.
-func (m Model) reconcileTitle(r *state.Reconcile, w int, pinned bool) string {
-	st := m.st
-	left := fmt.Sprintf("─ #%d %s · ", r.N, m.displayKey(r.Key))
+func (p *sequencePane) reconcileTitle(r *state.Reconcile, pinned bool) string {
+	st, w := p.c.st, p.width
+	left := fmt.Sprintf("─ #%d %s · ", r.N, p.c.displayKey(r.Key))
 	var result string
 	if r.End == nil {
 		result = st.Warn.Render("running")
 	} else {
-		result = st.Result(r.End.Result).Render(r.End.Result) + st.Faint.Render(" in "+formatDuration(r.Duration(m.now())))
+		result = st.Result(r.End.Result).Render(r.End.Result) + st.Faint.Render(" in "+formatDuration(r.Duration(p.c.now())))
 	}
 	text := st.Bold.Render(left) + result + " "
 	if pinned {
@@ -218,7 +243,7 @@ func (m Model) reconcileTitle(r *state.Reconcile, w int, pinned bool) string {
 	return text + st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(text), 0)))
 }
 
-func (m Model) drawStep(lr laneRow, e observe.Event) {
+func drawStep(lr laneRow, e observe.Event) {
 	switch e.Kind {
 	case observe.KindClient:
 		label := strings.TrimSpace(e.Verb + " " + e.Object)
@@ -275,117 +300,4 @@ func (m Model) drawStep(lr laneRow, e observe.Event) {
 	default:
 		lr.note(laneReconcile, string(e.Kind)+" "+firstNonEmpty(e.Message, e.Name, e.Value), paintFaint)
 	}
-}
-
-func genLabel(g int64) string {
-	if g == 0 {
-		return ""
-	}
-	return fmt.Sprintf("gen %d", g)
-}
-
-// addLabel says how the key entered the queue and how many adds merged.
-func addLabel(adds []observe.Event, addCount int, trigger *observe.Event) string {
-	if len(adds) == 0 {
-		return ""
-	}
-	first := adds[0]
-	if trigger != nil {
-		for _, a := range adds {
-			if a.Cause == trigger.Seq {
-				first = a
-				break
-			}
-		}
-	}
-	var s string
-	switch first.Kind {
-	case observe.KindQueueAddAfter:
-		s = "add_after " + formatDuration(first.Delay.D())
-	case observe.KindQueueAddRateLimited:
-		s = "add_rate_limited " + formatDuration(first.Delay.D())
-	default:
-		s = "add"
-		if first.Priority != nil && *first.Priority != 0 {
-			s += fmt.Sprintf(" prio %d", *first.Priority)
-		}
-	}
-	if addCount > 1 {
-		s += fmt.Sprintf(" (+%d merged)", addCount-1)
-	}
-	return s
-}
-
-// resultLabel writes the reconcile's return value the way the code says it.
-func resultLabel(e *observe.Event) string {
-	switch e.Result {
-	case observe.ResultSuccess:
-		return "Result{}, nil"
-	case observe.ResultRequeue:
-		return "Requeue: true"
-	case observe.ResultRequeueAfter:
-		return "RequeueAfter " + formatDuration(e.RequeueAfter.D())
-	case observe.ResultError:
-		return "err: " + e.Error
-	case observe.ResultTerminal:
-		return "TerminalError: " + e.Error
-	}
-	return e.Result
-}
-
-// outcomeLabel says what the work queue did with the result.
-func outcomeLabel(r *state.Reconcile) string {
-	if len(r.Outcome) == 0 {
-		if r.Result() == observe.ResultTerminal {
-			return "no requeue, no Forget: terminal errors are not retried"
-		}
-		if !r.Done {
-			return "…"
-		}
-		return "nothing"
-	}
-	var parts []string
-	for _, e := range r.Outcome {
-		switch e.Kind {
-		case observe.KindQueueForget:
-			parts = append(parts, "Forget (failures reset)")
-		case observe.KindQueueAddAfter:
-			parts = append(parts, "AddAfter "+formatDuration(e.Delay.D()))
-		case observe.KindQueueAddRateLimited:
-			parts = append(parts, fmt.Sprintf("AddRateLimited → %s (failure %d)", formatDuration(e.Delay.D()), e.Failures))
-		}
-	}
-	return strings.Join(parts, " + ")
-}
-
-func resultPaint(result string) paint {
-	switch result {
-	case observe.ResultSuccess:
-		return paintOK
-	case observe.ResultRequeueAfter:
-		return paintInfo
-	case observe.ResultRequeue:
-		return paintWarn
-	case observe.ResultError, observe.ResultTerminal:
-		return paintBad
-	}
-	return paintFaint
-}
-
-func outcomeMark(outcome string) string {
-	switch outcome {
-	case "", observe.OutcomeOK:
-		return "✓"
-	}
-	return "✗ " + outcome
-}
-
-func outcomePaint(outcome string) paint {
-	switch outcome {
-	case "", observe.OutcomeOK:
-		return paintOK
-	case observe.OutcomeNotFound, observe.OutcomeConflict, observe.OutcomeAlreadyExists:
-		return paintWarn
-	}
-	return paintBad
 }

@@ -4,12 +4,12 @@
 // package and the observation layer; the program then runs the learner's
 // reconciler under a manager and speaks a line protocol with lab:
 //
-//   - stdout: the observation events, as JSON Lines (lab's observe package);
+//   - stdout: the observation events, as JSON Lines (lab's observe package),
+//     among them a runner.ready event once the controller runs, naming the
+//     switch of the simulated world with its values;
 //   - stdin: commands, one per line: "pause", "resume", "step",
 //     "set NAME=VALUE"; end of input stops the program;
-//   - stderr: the ready line once the controller runs (ReadyLine, then the
-//     switch: " external=healthy,down"), and anything the learner's code
-//     prints, to stdout or stderr.
+//   - stderr: anything the learner's code prints, to stdout or stderr.
 //
 // It is compiled here too, so it never rots.
 package runkit
@@ -47,10 +47,6 @@ import (
 
 	"github.com/operator-lab/lab/observe"
 )
-
-// ReadyLine is what the program writes on stderr once the controller's
-// caches have synced.
-const ReadyLine = "LAB-RUNNER-READY"
 
 // Switch is the one setting of the simulated world the learner can flip
 // from the live view (say, whether the external system is up).
@@ -217,8 +213,8 @@ func Run(p Program) error {
 	if err := p.Setup(mgr, k); err != nil {
 		return fmt.Errorf("set up your controller: %w", err)
 	}
-	if len(p.Switch.Values) > 0 {
-		p.Switch.Set(p.Switch.Values[0])
+	if v := initial(p.Switch); v != "" {
+		p.Switch.Set(v)
 	}
 
 	stopped := make(chan error, 1)
@@ -227,7 +223,11 @@ func Run(p Program) error {
 		cancel()
 		return errors.Join(err, <-stopped)
 	}
-	fmt.Fprintf(os.Stderr, "%s %s=%s\n", ReadyLine, p.Switch.Name, strings.Join(p.Switch.Values, ","))
+	// Ready goes on the bus like every event, so it keeps its place in the
+	// stream. The bus drops events for a full subscription, but this one is
+	// drained all along and holds DefaultBuffer events, while so far the
+	// controller has only reported the initial list of its own namespace.
+	bus.Emit(observe.RunnerReadyEvent(observe.Switch{Name: p.Switch.Name, Values: p.Switch.Values}, initial(p.Switch)))
 
 	runErr := <-stopped
 	bus.Close()
@@ -235,6 +235,14 @@ func Run(p Program) error {
 		runErr = err
 	}
 	return runErr
+}
+
+// initial is a switch's first value, its setting at start ("" for none).
+func initial(sw Switch) string {
+	if len(sw.Values) == 0 {
+		return ""
+	}
+	return sw.Values[0]
 }
 
 // syncTimeout bounds the wait for the controller's informers: a cluster
@@ -272,7 +280,7 @@ func serveCommands(r io.Reader, gate *observe.Gate, sw Switch, em observe.Emitte
 			name, value, _ := strings.Cut(arg, "=")
 			if name == sw.Name && slices.Contains(sw.Values, value) {
 				sw.Set(value)
-				em.Emit(observe.Event{Kind: observe.KindSwitch, Name: name, Value: value})
+				em.Emit(observe.SwitchEvent(name, value))
 			} else {
 				fmt.Fprintf(os.Stderr, "runner: no setting %q\n", arg)
 			}
@@ -319,13 +327,12 @@ func (w *statusWatch) written(ctx context.Context, obj client.Object) {
 	w.last[key] = now
 	w.mu.Unlock()
 	if now.phase != "" && now.phase != before.phase {
-		observe.Emit(ctx, w.em, observe.Event{Kind: observe.KindPhase, From: before.phase, To: now.phase})
+		observe.Emit(ctx, w.em, observe.PhaseEvent(before.phase, now.phase))
 	}
 	for _, c := range now.conditions {
 		old := meta.FindStatusCondition(before.conditions, c.Type)
 		if old == nil || old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message {
-			observe.Emit(ctx, w.em, observe.Event{Kind: observe.KindCondition, Type: c.Type,
-				Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+			observe.Emit(ctx, w.em, observe.ConditionEvent(c))
 		}
 	}
 }

@@ -3,11 +3,10 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,10 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/operator-lab/lab/internal/proc"
 )
@@ -95,13 +98,22 @@ func pinnedFrom(modulePath, goVersion string, deps []*debug.Module, modCache str
 	}
 	sort.Slice(pins, func(i, j int) bool { return pins[i].path < pins[j].path })
 
-	var mod bytes.Buffer
-	fmt.Fprintf(&mod, "module %s\n\ngo %s\n\n", modulePath, goVersion)
-	mod.WriteString("// These are exactly the module versions lab is built with, so the\n// workspace builds from the local module cache. Keep them when adding code.\nrequire (\n")
-	for _, p := range pins {
-		fmt.Fprintf(&mod, "\t%s %s\n", p.path, p.version)
+	f := new(modfile.File)
+	if err := f.AddModuleStmt(modulePath); err != nil {
+		return nil, fmt.Errorf("go.mod: %w", err)
 	}
-	mod.WriteString(")\n")
+	if err := f.AddGoStmt(goVersion); err != nil {
+		return nil, fmt.Errorf("go.mod: %w", err)
+	}
+	for _, p := range pins {
+		f.AddNewRequire(p.path, p.version, false)
+	}
+	requireComment(f, "// These are exactly the module versions lab is built with, so the",
+		"// workspace builds from the local module cache. Keep them when adding code.")
+	mod, err := f.Format()
+	if err != nil {
+		return nil, fmt.Errorf("go.mod: %w", err)
+	}
 
 	var sum bytes.Buffer
 	for _, p := range pins {
@@ -112,7 +124,28 @@ func pinnedFrom(modulePath, goVersion string, deps []*debug.Module, modCache str
 			fmt.Fprintf(&sum, "%s %s/go.mod %s\n", p.path, p.version, h)
 		}
 	}
-	return &Module{GoMod: mod.Bytes(), GoSum: sum.Bytes()}, nil
+	return &Module{GoMod: mod, GoSum: sum.Bytes()}, nil
+}
+
+// requireComment puts comment lines above f's require statement: the block,
+// or the single line when there is one requirement.
+func requireComment(f *modfile.File, lines ...string) {
+	for _, stmt := range f.Syntax.Stmt {
+		var tokens []string
+		switch s := stmt.(type) {
+		case *modfile.LineBlock:
+			tokens = s.Token
+		case *modfile.Line:
+			tokens = s.Token
+		}
+		if len(tokens) > 0 && tokens[0] == "require" {
+			c := stmt.Comment()
+			for _, l := range lines {
+				c.Before = append(c.Before, modfile.Comment{Token: l})
+			}
+			return
+		}
+	}
 }
 
 // goDirective is the go line for the workspace: the language version of the
@@ -139,44 +172,26 @@ func moduleCache() string {
 	return strings.TrimSpace(string(out))
 }
 
-// goModHash computes the go.sum hash of a module's go.mod file from the
-// module cache: the "h1:" dirhash of a tree holding just that file.
+// goModHash is the go.sum hash of a module's go.mod file, from the module
+// cache (where `go build` of lab left it, verified).
 func goModHash(modCache, path, version string) (string, error) {
 	if modCache == "" {
 		return "", errors.New("no module cache")
 	}
-	escPath, err := escapeModulePath(path)
+	escPath, err := module.EscapePath(path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("go.mod of %s@%s: %w", path, version, err)
 	}
-	escVersion, err := escapeModulePath(version)
+	escVersion, err := module.EscapeVersion(version)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("go.mod of %s@%s: %w", path, version, err)
 	}
 	b, err := os.ReadFile(filepath.Join(modCache, "cache", "download", escPath, "@v", escVersion+".mod"))
 	if err != nil {
 		return "", fmt.Errorf("go.mod of %s@%s: %w", path, version, err)
 	}
-	fileSum := sha256.Sum256(b)
-	summary := fmt.Sprintf("%x  go.mod\n", fileSum)
-	total := sha256.Sum256([]byte(summary))
-	return "h1:" + base64.StdEncoding.EncodeToString(total[:]), nil
-}
-
-// escapeModulePath applies the module cache's case encoding: each upper-case
-// letter becomes '!' and its lower-case form.
-func escapeModulePath(s string) (string, error) {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '!' || r >= unicode.MaxASCII:
-			return "", fmt.Errorf("cannot escape module path %q", s)
-		case unicode.IsUpper(r):
-			b.WriteByte('!')
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String(), nil
+	// The go command hashes a go.mod as a one-file tree named go.mod.
+	return dirhash.Hash1([]string{"go.mod"}, func(string) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	})
 }

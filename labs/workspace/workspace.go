@@ -1,7 +1,10 @@
 // Package workspace creates and maintains a learner's lab workspace: a
 // standalone Go module with the starter files of one lab, pinned to exactly
 // the module versions lab itself is built with (so it builds from the local
-// module cache, offline), and a small progress file under .lab/.
+// module cache, offline), and a small progress file under .lab/. It also
+// finds the workspace a command is about (Resolve, OpenOrCreate) and follows
+// its changes (Watch: the sources for `lab check --watch`, the progress file
+// for the live view).
 //
 // Nothing here ever overwrites a learner's file without keeping a backup.
 package workspace
@@ -16,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/operator-lab/lab/labs"
 )
@@ -200,20 +205,7 @@ func labOfGoMod(dir string) (*labs.Lab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read go.mod: %w", err)
 	}
-	return labs.ByModule(ModulePath(mod))
-}
-
-// ModulePath returns the module path a go.mod declares ("" if none).
-func ModulePath(gomod []byte) string {
-	for _, line := range strings.Split(string(gomod), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			if i := strings.Index(rest, "//"); i >= 0 {
-				rest = rest[:i]
-			}
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
+	return labs.ByModule(modfile.ModulePath(mod))
 }
 
 // BackupDir returns a fresh folder under .lab/backups for one operation.

@@ -8,33 +8,17 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/operator-lab/lab/operator/breaker"
 )
-
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 var errDown = errors.New("down")
 
 func fail(context.Context) error    { return errDown }
 func succeed(context.Context) error { return nil }
 
-func newBreaker(clock *fakeClock, transitions *[]breaker.Transition) *breaker.Breaker {
+func newBreaker(clock *clocktesting.FakeClock, transitions *[]breaker.Transition) *breaker.Breaker {
 	var mu sync.Mutex
 	return breaker.New(breaker.Options{
 		Threshold:   3,
@@ -50,7 +34,7 @@ func newBreaker(clock *fakeClock, transitions *[]breaker.Transition) *breaker.Br
 
 func TestOpensAtThresholdHalfOpensAfterTimeoutAndClosesOnSuccess(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	var transitions []breaker.Transition
 	b := newBreaker(clock, &transitions)
 
@@ -73,11 +57,11 @@ func TestOpensAtThresholdHalfOpensAfterTimeoutAndClosesOnSuccess(t *testing.T) {
 		t.Fatalf("open breaker: err = %v, called = %v; want ErrOpen without a call", err, called)
 	}
 
-	clock.Advance(29 * time.Second)
+	clock.Step(29 * time.Second)
 	if err := b.Call(ctx, succeed); !errors.Is(err, breaker.ErrOpen) {
 		t.Fatalf("before the timeout: err = %v, want ErrOpen", err)
 	}
-	clock.Advance(time.Second)
+	clock.Step(time.Second)
 	if err := b.Call(ctx, succeed); err != nil {
 		t.Fatalf("probe after the timeout: err = %v", err)
 	}
@@ -102,20 +86,20 @@ func TestOpensAtThresholdHalfOpensAfterTimeoutAndClosesOnSuccess(t *testing.T) {
 
 func TestFailedProbeReopensForAnotherTimeout(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	var transitions []breaker.Transition
 	b := newBreaker(clock, &transitions)
 	for range 3 {
 		_ = b.Call(ctx, fail)
 	}
-	clock.Advance(30 * time.Second)
+	clock.Step(30 * time.Second)
 	if err := b.Call(ctx, fail); !errors.Is(err, errDown) {
 		t.Fatalf("probe: err = %v, want the probe's own error", err)
 	}
 	if st, _ := b.State(); st != breaker.Open {
 		t.Fatalf("after a failed probe: %s, want open", st)
 	}
-	clock.Advance(29 * time.Second)
+	clock.Step(29 * time.Second)
 	if err := b.Call(ctx, succeed); !errors.Is(err, breaker.ErrOpen) {
 		t.Fatalf("the timeout restarts at the failed probe: err = %v", err)
 	}
@@ -127,13 +111,13 @@ func TestFailedProbeReopensForAnotherTimeout(t *testing.T) {
 
 func TestExactlyOneHalfOpenProbeAtATime(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	var transitions []breaker.Transition
 	b := newBreaker(clock, &transitions)
 	for range 3 {
 		_ = b.Call(ctx, fail)
 	}
-	clock.Advance(time.Minute)
+	clock.Step(time.Minute)
 
 	release := make(chan struct{})
 	probeStarted := make(chan struct{})
@@ -177,13 +161,13 @@ func TestExactlyOneHalfOpenProbeAtATime(t *testing.T) {
 
 func TestAbandonedProbeLeavesTheBreakerHalfOpen(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	b := breaker.New(breaker.Options{
 		Threshold: 1, Now: clock.Now,
 		IsFailure: func(err error) bool { return err != nil && !errors.Is(err, context.Canceled) },
 	})
 	_ = b.Call(ctx, fail)
-	clock.Advance(time.Minute)
+	clock.Step(time.Minute)
 	_ = b.Call(ctx, func(context.Context) error { return context.Canceled })
 	if st, _ := b.State(); st != breaker.HalfOpen {
 		t.Fatalf("after a cancelled probe: %s, want half-open", st)
@@ -199,7 +183,7 @@ func TestAbandonedProbeLeavesTheBreakerHalfOpen(t *testing.T) {
 func TestSuccessResetsTheFailureCount(t *testing.T) {
 	ctx := context.Background()
 	var transitions []breaker.Transition
-	b := newBreaker(&fakeClock{now: time.Unix(1000, 0)}, &transitions)
+	b := newBreaker(clocktesting.NewFakeClock(time.Unix(1000, 0)), &transitions)
 	for range 10 {
 		_ = b.Call(ctx, fail)
 		_ = b.Call(ctx, fail)

@@ -107,7 +107,7 @@ func New(opts Options) *Reconciler {
 			return err != nil && !errors.Is(err, context.Canceled)
 		},
 		OnTransition: func(ctx context.Context, t breaker.Transition) {
-			observe.Emit(ctx, r.em, observe.Event{Kind: observe.KindBreaker, From: string(t.From), To: string(t.To), Failures: t.Failures})
+			observe.Emit(ctx, r.em, observe.BreakerEvent(string(t.From), string(t.To), t.Failures))
 		},
 	})
 	return r
@@ -336,7 +336,7 @@ func (s *step) rateLimit(ctx context.Context, calls int) (o outcome, ok bool) {
 		return outcome{}, true
 	}
 	wait = readable(wait)
-	observe.Emit(ctx, s.r.em, observe.Event{Kind: observe.KindRateLimit, Wait: observe.Duration(wait)})
+	observe.Emit(ctx, s.r.em, observe.RateLimitEvent(wait))
 	return outcome{result: reconcile.Result{RequeueAfter: wait}}, false
 }
 
@@ -402,7 +402,7 @@ func (s *step) externalFailed(ctx context.Context, err error) outcome {
 		st.LastFailureTime = ptrTime(s.now)
 		delay = RetryDelay(s.sw, st.Retries)
 		st.NextRetryTime = ptrTime(s.now.Add(delay))
-		s.after = append(s.after, observe.Event{Kind: observe.KindBackoff, Attempt: int(st.Retries), Delay: observe.Duration(delay)})
+		s.after = append(s.after, observe.BackoffEvent(int(st.Retries), delay))
 	} else {
 		// The queue (error, requeue) or nobody (terminal) schedules the
 		// retry: status changes only on entering Failed, since each status
@@ -473,7 +473,7 @@ func (s *step) persist(ctx context.Context) error {
 		return fmt.Errorf("update status of Database %s/%s: %w", s.db.Namespace, s.db.Name, err)
 	}
 	if from, to := s.before.Phase, s.db.Status.Phase; from != to {
-		observe.Emit(ctx, s.r.em, observe.Event{Kind: observe.KindPhase, From: string(from), To: string(to)})
+		observe.Emit(ctx, s.r.em, observe.PhaseEvent(string(from), string(to)))
 	}
 	s.conds.Emit(ctx, s.r.em)
 	for _, e := range s.after {

@@ -68,7 +68,7 @@ func NewClientObjects(c client.Client, namespace string, samples Samples, em obs
 }
 
 func (o *ClientObjects) announce(op, key, message string) {
-	o.emitter.Emit(observe.Event{Kind: observe.KindScenario, Name: o.actor, Op: op, Key: key, Message: message})
+	o.emitter.Emit(observe.ScenarioEvent(observe.ScenarioStep{Actor: o.actor, Step: op, Key: key, Message: message}))
 }
 
 func (o *ClientObjects) key(name string) string { return o.namespace + "/" + name }

@@ -130,7 +130,7 @@ func (d *driver) run(ctx context.Context) error {
 }
 
 func (d *driver) step(op, key, message string) {
-	d.env.Emitter.Emit(observe.Event{Kind: observe.KindScenario, Name: d.s.Name, Op: op, Key: key, Message: message})
+	d.env.Emitter.Emit(observe.ScenarioEvent(observe.ScenarioStep{Actor: d.s.Name, Step: op, Key: key, Message: message}))
 }
 
 func (d *driver) set(name, value string) error {

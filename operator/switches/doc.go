@@ -8,5 +8,6 @@
 // TUI or a scenario changes it. Every change is emitted as a "switch" event.
 // Values can be set one at a time (Set) or from a "k=v,k=v" string (Apply),
 // as `lab run --set` does; bad input gives an error that lists the valid
-// names or values.
+// names or values. Effect says in one line what a value does to the next
+// reconciles, which the live view shows when a learner flips a switch.
 package switches

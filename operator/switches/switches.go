@@ -146,35 +146,82 @@ func onOff(b bool) string {
 	return "off"
 }
 
-// spec describes one switch: its valid values (for help and errors) and how
-// a text value is parsed into Values.
+// spec describes one switch: its values (for help and errors) and what
+// each does, and how a text value is parsed into Values.
 type spec struct {
-	name  string
-	help  string
-	valid []string // nil for numeric switches; then validText describes them
+	name string
+	help string
+	// choices are the values of a switch that takes one of a few, each with
+	// its effect; nil for numeric switches, which validText describes.
+	choices []Choice
 	// validText describes numeric values in errors and help.
 	validText string
-	set       func(v *Values, text string) error
+	// effect words the effect of a value not among choices: a number, or a
+	// state of the simulated external system in a learner's world, whose
+	// runner names its own states.
+	effect func(value string) string
+	set    func(v *Values, text string) error
+}
+
+// Choice is one value of a switch and, in a line, what it does to the next
+// reconciles: the live view says it when a learner flips the switch.
+type Choice struct {
+	Value  string
+	Effect string
+}
+
+// valid lists the values of a switch with choices; nil for a numeric one.
+func (s spec) valid() []string {
+	if s.choices == nil {
+		return nil
+	}
+	out := make([]string, len(s.choices))
+	for i, c := range s.choices {
+		out[i] = c.Value
+	}
+	return out
 }
 
 var specs = []spec{
 	{name: NameRequeue, help: "how \"not done yet / failed\" is returned",
-		valid: []string{string(RequeueError), string(RequeueRequeue), string(RequeueAfter), string(RequeueTerminal)},
-		set:   func(v *Values, t string) error { v.Requeue = Requeue(t); return nil }},
+		choices: []Choice{
+			{string(RequeueError), "not-ready returns an error → AddRateLimited (5ms·2ⁿ per item)"},
+			{string(RequeueRequeue), "returns Requeue: true (deprecated) → also AddRateLimited, not immediate"},
+			{string(RequeueAfter), "returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose"},
+			{string(RequeueTerminal), "returns TerminalError → logged, not retried, no Forget"},
+		},
+		set: func(v *Values, t string) error { v.Requeue = Requeue(t); return nil }},
 	{name: NameBreaker, help: "circuit breaker around external calls",
-		valid: []string{"on", "off"},
-		set:   func(v *Values, t string) error { v.Breaker = t == "on"; return nil }},
+		choices: []Choice{
+			{"on", "external calls go through the circuit breaker"},
+			{"off", "external calls bypass the circuit breaker"},
+		},
+		set: func(v *Values, t string) error { v.Breaker = t == "on"; return nil }},
 	{name: NameRateLimit, help: "client-side rate limiting of external calls",
-		valid: []string{"on", "off"},
-		set:   func(v *Values, t string) error { v.RateLimit = t == "on"; return nil }},
+		choices: []Choice{
+			{"on", "external calls are rate limited (x/time/rate)"},
+			{"off", "external calls are not rate limited"},
+		},
+		set: func(v *Values, t string) error { v.RateLimit = t == "on"; return nil }},
 	{name: NameBackoff, help: "who chooses retry delays",
-		valid: []string{string(BackoffController), string(BackoffLesson)},
-		set:   func(v *Values, t string) error { v.Backoff = Backoff(t); return nil }},
+		choices: []Choice{
+			{string(BackoffController), "retry delays come from the queue's rate limiter"},
+			{string(BackoffLesson), "retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter"},
+		},
+		set: func(v *Values, t string) error { v.Backoff = Backoff(t); return nil }},
 	{name: NameExternal, help: "behaviour of the simulated external system",
-		valid: []string{string(ExternalHealthy), string(ExternalDown), string(ExternalFlaky), string(ExternalSlow), string(ExternalRateLimited)},
-		set:   func(v *Values, t string) error { v.External = External(t); return nil }},
+		choices: []Choice{
+			{string(ExternalHealthy), externalEffect(string(ExternalHealthy))},
+			{string(ExternalDown), externalEffect(string(ExternalDown))},
+			{string(ExternalFlaky), externalEffect(string(ExternalFlaky))},
+			{string(ExternalSlow), externalEffect(string(ExternalSlow))},
+			{string(ExternalRateLimited), externalEffect(string(ExternalRateLimited))},
+		},
+		effect: externalEffect,
+		set:    func(v *Values, t string) error { v.External = External(t); return nil }},
 	{name: NameFlakiness, help: "failure probability when external=flaky",
 		validText: "a number from 0 to 1",
+		effect:    func(p string) string { return "while external=flaky, each call fails with probability " + p },
 		set: func(v *Values, t string) error {
 			p, err := strconv.ParseFloat(t, 64)
 			if err != nil || math.IsNaN(p) || p < 0 || p > 1 {
@@ -185,6 +232,7 @@ var specs = []spec{
 		}},
 	{name: NameTimescale, help: "divides every delay the operator chooses (10 = ten times faster)",
 		validText: "a number greater than 0, at most 10000",
+		effect:    timescaleEffect,
 		set: func(v *Values, t string) error {
 			f, err := strconv.ParseFloat(t, 64)
 			if err != nil || math.IsNaN(f) || f <= 0 || f > 10000 {
@@ -195,6 +243,7 @@ var specs = []spec{
 		}},
 	{name: NameWorkers, help: "MaxConcurrentReconciles (applies at start)",
 		validText: "a whole number from 1 to 64",
+		effect:    func(n string) string { return "MaxConcurrentReconciles " + n + " from the operator's next start" },
 		set: func(v *Values, t string) error {
 			n, err := strconv.Atoi(t)
 			if err != nil || n < 1 || n > 64 {
@@ -203,6 +252,37 @@ var specs = []spec{
 			v.Workers = n
 			return nil
 		}},
+}
+
+func externalEffect(state string) string { return "the simulated external system is now " + state }
+
+func timescaleEffect(text string) string {
+	f, err := strconv.ParseFloat(text, 64)
+	switch {
+	case err != nil || f == 1:
+		return "delays run at real time"
+	case f > 1:
+		return fmt.Sprintf("delays the operator chooses are %s× shorter", text)
+	}
+	return fmt.Sprintf("delays the operator chooses are %s× longer", strconv.FormatFloat(1/f, 'g', 3, 64))
+}
+
+// Effect says in one line what a switch's value does to the next
+// reconciles; "" for a switch it does not know.
+func Effect(name, value string) string {
+	s, ok := lookup(name)
+	if !ok {
+		return ""
+	}
+	for _, c := range s.choices {
+		if c.Value == value {
+			return c.Effect
+		}
+	}
+	if s.effect != nil {
+		return s.effect(value)
+	}
+	return ""
 }
 
 // Info describes one switch for help screens.
@@ -219,7 +299,7 @@ type Info struct {
 func All() []Info {
 	out := make([]Info, 0, len(specs))
 	for _, s := range specs {
-		out = append(out, Info{Name: s.name, Help: s.help, Valid: append([]string(nil), s.valid...), ValidText: s.validText})
+		out = append(out, Info{Name: s.name, Help: s.help, Valid: s.valid(), ValidText: s.validText})
 	}
 	return out
 }
@@ -252,9 +332,9 @@ func parse(v *Values, name, text string) error {
 	if !ok {
 		return unknownName(name)
 	}
-	if s.valid != nil {
-		if !slices.Contains(s.valid, text) {
-			return fmt.Errorf("switch %s: invalid value %q (valid: %s)", name, text, strings.Join(s.valid, ", "))
+	if valid := s.valid(); valid != nil {
+		if !slices.Contains(valid, text) {
+			return fmt.Errorf("switch %s: invalid value %q (valid: %s)", name, text, strings.Join(valid, ", "))
 		}
 		return s.set(v, text)
 	}
@@ -352,7 +432,7 @@ func (s *Switches) apply(pairs [][2]string) error {
 		before, _ := prev.Get(name)
 		after, _ := next.Get(name)
 		if before != after {
-			s.em.Emit(observe.Event{Kind: observe.KindSwitch, Name: name, Value: after})
+			s.em.Emit(observe.SwitchEvent(name, after))
 		}
 	}
 	return nil

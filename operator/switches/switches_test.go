@@ -146,3 +146,30 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestEveryValueSaysWhatItDoes: the live view words a flipped switch with
+// Effect, so no value of a switch it can flip may be left unexplained.
+func TestEveryValueSaysWhatItDoes(t *testing.T) {
+	for _, info := range switches.All() {
+		for _, v := range info.Valid {
+			if switches.Effect(info.Name, v) == "" {
+				t.Errorf("%s=%s has no effect", info.Name, v)
+			}
+		}
+	}
+	for _, c := range []struct{ name, value, want string }{
+		{switches.NameRequeue, "after", "returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose"},
+		{switches.NameBreaker, "off", "external calls bypass the circuit breaker"},
+		// A learner's runner names its own states of the external system.
+		{switches.NameExternal, "not-ready", "the simulated external system is now not-ready"},
+		{switches.NameTimescale, "10", "delays the operator chooses are 10× shorter"},
+		{switches.NameTimescale, "1", "delays run at real time"},
+		{switches.NameTimescale, "0.5", "delays the operator chooses are 2× longer"},
+		{switches.NameRequeue, "sometimes", ""},
+		{"colour", "blue", ""},
+	} {
+		if got := switches.Effect(c.name, c.value); got != c.want {
+			t.Errorf("Effect(%s, %s) = %q, want %q", c.name, c.value, got, c.want)
+		}
+	}
+}

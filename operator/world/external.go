@@ -127,13 +127,12 @@ func (x *External) call(ctx context.Context, op string, effect func()) error {
 	if err == nil && effect != nil {
 		effect()
 	}
-	observe.Emit(ctx, x.em, observe.Event{
-		Kind:      observe.KindExternal,
-		Op:        op,
-		Outcome:   outcomeOf(err),
-		LatencyMs: float64(time.Since(start).Microseconds()) / 1000,
-		Error:     errText(err),
-	})
+	observe.Emit(ctx, x.em, observe.ExternalEvent(observe.ExternalCall{
+		Op:      op,
+		Outcome: outcomeOf(err),
+		Latency: time.Since(start),
+		Error:   errText(err),
+	}))
 	if err != nil {
 		return fmt.Errorf("external %s: %w", op, err)
 	}

@@ -114,10 +114,10 @@ func (o *Object) observeWatch(e observe.Event) {
 	if e.ResourceVersion != "" {
 		o.ResourceVersion = e.ResourceVersion
 	}
-	switch e.Type {
-	case "DELETED":
+	switch e.WatchType() {
+	case observe.WatchDeleted:
 		o.Deleted, o.DeletedAt = true, e.Time
-	case "ADDED":
+	case observe.WatchAdded:
 		o.Deleted, o.DeletedAt = false, time.Time{}
 	}
 }
@@ -139,13 +139,14 @@ func (s *State) onPhase(e observe.Event) {
 }
 
 func (s *State) onCondition(e observe.Event) {
-	if e.Key == "" || e.Type == "" {
+	cond := e.Condition()
+	if e.Key == "" || cond.Type == "" {
 		return
 	}
 	o := s.ensureObject(e.Key, e.Object, e.Time)
-	c := Condition{Type: e.Type, Status: e.Status, Reason: e.Reason, Message: e.Message, At: e.Time}
+	c := Condition{Type: cond.Type, Status: string(cond.Status), Reason: cond.Reason, Message: cond.Message, At: e.Time}
 	for i := range o.Conditions {
-		if o.Conditions[i].Type == e.Type {
+		if o.Conditions[i].Type == c.Type {
 			o.Conditions[i] = c
 			return
 		}

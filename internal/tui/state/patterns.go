@@ -64,13 +64,9 @@ func (c ExternalCall) Succeeded() bool {
 	return c.Outcome == "" || c.Outcome == observe.OutcomeOK
 }
 
-// Gate is the step-through gate as gate events describe it.
-type Gate struct {
-	Seen   bool
-	Paused bool
-	Steps  int
-	Since  time.Time
-}
+// Gate is the step-through gate as gate events describe it: observe's one
+// fold of them, which lab's side of a learner's controller keeps too.
+type Gate = observe.GateState
 
 // Breaker returns the breaker state.
 func (s *State) Breaker() Breaker { return s.breaker }
@@ -114,7 +110,8 @@ func (s *State) onRateLimit(e observe.Event) {
 func (s *State) onExternal(e observe.Event) {
 	x := &s.external
 	x.Seen = true
-	c := ExternalCall{Op: e.Op, Outcome: e.Outcome, Latency: time.Duration(e.LatencyMs * float64(time.Millisecond)), At: e.Time, Error: e.Error}
+	call := e.ExternalCall()
+	c := ExternalCall{Op: call.Op, Outcome: call.Outcome, Latency: call.Latency, At: e.Time, Error: call.Error}
 	if c.Succeeded() {
 		x.OK++
 	} else {
@@ -123,17 +120,6 @@ func (s *State) onExternal(e observe.Event) {
 	x.Calls.Push(c)
 }
 
-// onGate follows the gate's own events (observe.Gate*); a waiting worker
-// changes nothing here (the queue pane shows it).
-func (s *State) onGate(e observe.Event) {
-	g := &s.gate
-	g.Seen = true
-	switch e.Value {
-	case observe.GateResumed:
-		g.Paused, g.Since = false, e.Time
-	case observe.GateStep:
-		g.Steps++
-	case observe.GatePaused:
-		g.Paused, g.Since = true, e.Time
-	}
-}
+// onGate follows the gate's own events; a waiting worker is counted here
+// and shown in the queue pane as well.
+func (s *State) onGate(e observe.Event) { s.gate.Apply(e) }

@@ -186,7 +186,11 @@ func (s *State) apply(e observe.Event) {
 	case observe.KindExternal:
 		s.onExternal(e)
 	case observe.KindSwitch:
-		s.onSwitch(e)
+		name, value := e.Switch()
+		s.setSwitch(name, value)
+	case observe.KindRunnerReady:
+		sw, value := e.RunnerReady()
+		s.setSwitch(sw.Name, value)
 	case observe.KindGate:
 		s.onGate(e)
 	case observe.KindScenario:
@@ -219,8 +223,9 @@ func (s *State) Watch(seq uint64) (observe.Event, bool) {
 	return e, ok
 }
 
-// Switches returns the switch values seen in switch events, in the order
-// they were first seen.
+// Switches returns the switch values seen in switch events (and the one a
+// learner's runner announces when it is ready), in the order they were
+// first seen.
 func (s *State) Switches() (names []string, values map[string]string) {
 	return append([]string(nil), s.switchOrder...), s.switches
 }
@@ -238,12 +243,12 @@ func (s *State) onWatch(e observe.Event) {
 	}
 }
 
-func (s *State) onSwitch(e observe.Event) {
-	if e.Name == "" {
+func (s *State) setSwitch(name, value string) {
+	if name == "" {
 		return
 	}
-	if _, ok := s.switches[e.Name]; !ok {
-		s.switchOrder = append(s.switchOrder, e.Name)
+	if _, ok := s.switches[name]; !ok {
+		s.switchOrder = append(s.switchOrder, name)
 	}
-	s.switches[e.Name] = e.Value
+	s.switches[name] = value
 }

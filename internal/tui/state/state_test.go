@@ -245,10 +245,12 @@ func TestBreakerRateLimitExternalGateAndSwitches(t *testing.T) {
 		synth.RateLimited(200*time.Millisecond),
 		synth.External("health", observe.OutcomeError, 10*time.Millisecond),
 		synth.Breaker(state.BreakerClosed, state.BreakerOpen, 5, 30*time.Second))
-	sc.Emit(observe.Event{Kind: observe.KindSwitch, Name: "requeue", Value: "after"})
-	sc.Emit(observe.Event{Kind: observe.KindSwitch, Name: "breaker", Value: "on"})
-	sc.Emit(observe.Event{Kind: observe.KindSwitch, Name: "requeue", Value: "error"})
-	sc.Emit(observe.Event{Kind: observe.KindGate, Value: "paused"})
+	sc.Emit(observe.SwitchEvent("requeue", "after"))
+	sc.Emit(observe.SwitchEvent("breaker", "on"))
+	sc.Emit(observe.SwitchEvent("requeue", "error"))
+	// A learner's runner announces its world's switch when it is ready.
+	sc.Emit(observe.RunnerReadyEvent(observe.Switch{Name: "external", Values: []string{"healthy", "down"}}, "healthy"))
+	sc.Emit(observe.GateEvent(observe.GatePaused, observe.Scope{}))
 
 	s := state.New(state.Limits{})
 	s.Apply(sc.Events()...)
@@ -264,7 +266,7 @@ func TestBreakerRateLimitExternalGateAndSwitches(t *testing.T) {
 		t.Fatalf("external = %+v", x)
 	}
 	names, values := s.Switches()
-	if fmt.Sprint(names) != "[requeue breaker]" || values["requeue"] != "error" {
+	if fmt.Sprint(names) != "[requeue breaker external]" || values["requeue"] != "error" || values["external"] != "healthy" {
 		t.Fatalf("switches = %v %v", names, values)
 	}
 	if !s.Gate().Paused {
@@ -319,14 +321,24 @@ func TestMemoryIsBounded(t *testing.T) {
 // emits: paused, a worker waiting, a step, resumed.
 func TestGateFollowsTheGatesOwnEvents(t *testing.T) {
 	s := state.New(state.Limits{})
-	for _, v := range []string{observe.GatePaused, observe.GateWaiting, observe.GateStep} {
-		s.Apply(observe.Event{Kind: observe.KindGate, Value: v, Time: t0})
+	held := observe.Scope{Controller: "database", Key: key}
+	gate := func(action observe.GateAction, at time.Duration) {
+		e := observe.GateEvent(action, held)
+		e.Time = t0.Add(at)
+		s.Apply(e)
 	}
-	if g := s.Gate(); !g.Paused || g.Steps != 1 {
-		t.Fatalf("after pause, wait, step: %+v", g)
+	gate(observe.GatePaused, 0)
+	gate(observe.GateWaiting, time.Second)
+	gate(observe.GateWaiting, 2*time.Second)
+	if g := s.Gate(); !g.Paused || g.Waiting != 2 || !g.Since.Equal(t0) {
+		t.Fatalf("after pause and two held: %+v", g)
 	}
-	s.Apply(observe.Event{Kind: observe.KindGate, Value: observe.GateResumed, Time: t0})
-	if g := s.Gate(); g.Paused || g.Steps != 1 {
+	gate(observe.GateStep, 3*time.Second)
+	if g := s.Gate(); !g.Paused || g.Steps != 1 || g.Waiting != 1 {
+		t.Fatalf("after pause, two held, a step: %+v", g)
+	}
+	gate(observe.GateResumed, 4*time.Second)
+	if g := s.Gate(); g.Paused || g.Steps != 1 || g.Waiting != 0 || !g.Since.Equal(t0.Add(4*time.Second)) {
 		t.Fatalf("after resume: %+v", g)
 	}
 }

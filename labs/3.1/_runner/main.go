@@ -45,11 +45,11 @@ type world struct {
 
 // answer reports one call as an external event and returns err.
 func (w *world) answer(ctx context.Context, op string, err error) error {
-	e := observe.Event{Kind: observe.KindExternal, Op: op, Outcome: observe.OutcomeOK}
+	call := observe.ExternalCall{Op: op, Outcome: observe.OutcomeOK}
 	if err != nil {
-		e.Outcome, e.Error = observe.OutcomeError, err.Error()
+		call.Outcome, call.Error = observe.OutcomeError, err.Error()
 	}
-	observe.Emit(ctx, w.em, e)
+	observe.Emit(ctx, w.em, observe.ExternalEvent(call))
 	return err
 }
 

@@ -56,11 +56,11 @@ func (s *system) call(ctx context.Context, op, name string) error {
 	case mode == flaky && op != "health" && rand.Float64() < flakyFailures:
 		err = fmt.Errorf("%s %s: connection reset by peer", op, name)
 	}
-	e := observe.Event{Kind: observe.KindExternal, Op: op, Outcome: observe.OutcomeOK, LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
+	call := observe.ExternalCall{Op: op, Outcome: observe.OutcomeOK, Latency: time.Since(start)}
 	if err != nil {
-		e.Outcome, e.Error = observe.OutcomeError, err.Error()
+		call.Outcome, call.Error = observe.OutcomeError, err.Error()
 	}
-	observe.Emit(ctx, s.em, e)
+	observe.Emit(ctx, s.em, observe.ExternalEvent(call))
 	return err
 }
 
@@ -89,7 +89,7 @@ func watchBreaker(ctx context.Context, b *breaker.Breaker, em observe.Emitter) {
 			return
 		case <-tick.C:
 			if now := b.State(); now != last {
-				em.Emit(observe.Event{Kind: observe.KindBreaker, From: string(last), To: string(now)})
+				em.Emit(observe.BreakerEvent(string(last), string(now), 0)) // failures: your breaker does not tell
 				last = now
 			}
 		}

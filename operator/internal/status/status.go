@@ -43,13 +43,7 @@ func (c *Conditions) Clear(list *[]metav1.Condition, generation int64, typ, reas
 // the status was written) and forgets them.
 func (c *Conditions) Emit(ctx context.Context, em observe.Emitter) {
 	for _, cond := range c.changed {
-		observe.Emit(ctx, em, observe.Event{
-			Kind:    observe.KindCondition,
-			Type:    cond.Type,
-			Status:  string(cond.Status),
-			Reason:  cond.Reason,
-			Message: cond.Message,
-		})
+		observe.Emit(ctx, em, observe.ConditionEvent(cond))
 	}
 	c.changed = nil
 }

@@ -8,28 +8,12 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/operator-lab/lab/labs/checkkit"
 
 	"example.com/lab44/breaker"
 )
-
-// fakeClock is a clock the check moves by hand; safe for concurrent use.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func call(t *testing.T, b *breaker.Breaker, success bool) {
 	t.Helper()
@@ -51,7 +35,7 @@ func TestBreakerUnderConcurrency(t *testing.T) {
 	const workers = 48
 	threshold := checkkit.Between(3, 6)
 	cooldown := checkkit.Seconds(5, 40)
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	b := breaker.New(threshold, cooldown, clock)
 
 	t.Run("many workers, random outcomes, a moving clock", func(t *testing.T) {
@@ -73,12 +57,12 @@ func TestBreakerUnderConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 300 {
-				clock.Advance(cooldown / 7)
+				clock.Step(cooldown / 7)
 			}
 		}()
 		wg.Wait()
 		// Drain to a known state: after a cooldown one probe closes it.
-		clock.Advance(cooldown)
+		clock.Step(cooldown)
 		if b.State() != breaker.Closed {
 			call(t, b, true)
 		}
@@ -89,7 +73,7 @@ func TestBreakerUnderConcurrency(t *testing.T) {
 			for range threshold {
 				call(t, b, false)
 			}
-			clock.Advance(cooldown)
+			clock.Step(cooldown)
 			var allowed atomic.Int32
 			var probes []func(bool)
 			var mu sync.Mutex
@@ -125,7 +109,7 @@ func TestBreakerUnderConcurrency(t *testing.T) {
 func TestBreakerStates(t *testing.T) {
 	threshold := checkkit.Between(3, 6)
 	cooldown := checkkit.Seconds(5, 40)
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	b := breaker.New(threshold, cooldown, clock)
 
 	t.Run(fmt.Sprintf("opens after %d consecutive failures", threshold), func(t *testing.T) {
@@ -146,11 +130,11 @@ func TestBreakerStates(t *testing.T) {
 	})
 
 	t.Run(fmt.Sprintf("half-open after the %s cooldown, one probe at a time", cooldown), func(t *testing.T) {
-		clock.Advance(cooldown - time.Millisecond)
+		clock.Step(cooldown - time.Millisecond)
 		if _, err := b.Allow(); err == nil {
 			checkkit.Expect(t, "Allow to refuse 1ms before the cooldown ends", "a call allowed")
 		}
-		clock.Advance(time.Millisecond)
+		clock.Step(time.Millisecond)
 		expectState(t, b, breaker.HalfOpen, "once the cooldown has passed")
 		probe, err := b.Allow()
 		if err != nil {
@@ -161,7 +145,7 @@ func TestBreakerStates(t *testing.T) {
 		}
 		probe(false)
 		expectState(t, b, breaker.Open, "after the probe failed")
-		clock.Advance(cooldown)
+		clock.Step(cooldown)
 		call(t, b, true)
 		expectState(t, b, breaker.Closed, "after the probe succeeded")
 	})

@@ -1,4 +1,4 @@
-package checker_test
+package mine_test
 
 import (
 	"context"
@@ -10,17 +10,58 @@ import (
 	"testing"
 	"time"
 
+	"github.com/operator-lab/lab/checker/checkertest"
+
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator-lab/lab/checker"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/learnerctl"
+	"github.com/operator-lab/lab/internal/mine"
+	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/observe"
 )
+
+func TestMain(m *testing.M) {
+	if code, ok := proc.RunIfSupervisor(); ok {
+		os.Exit(code)
+	}
+	// Build folders and state of this binary's own, not the user's.
+	cleanup, err := labtest.HermeticProcess()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mine tests:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// startControlPlane starts a control plane with the labs' CRDs for the
+// test and returns its kubeconfig.
+func startControlPlane(t *testing.T, ids ...string) string {
+	t.Helper()
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, id := range ids {
+		labCRDs, err := checkertest.Lab(t, id).CustomResourceDefinitions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds = append(crds, labCRDs...)
+	}
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{CRDs: crds, SetupLog: os.Stderr})
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
+	}
+	t.Cleanup(func() { _ = cp.Stop() })
+	return cp.KubeconfigPath
+}
 
 // TestRunnerRunsTheLearnersController builds each lab's runner from a
 // solved workspace and runs it as `lab start --mine` does: the sample
@@ -28,6 +69,7 @@ import (
 // bus, the world switch and the step-through gate work through the line
 // protocol, and stopping leaves no process behind.
 func TestRunnerRunsTheLearnersController(t *testing.T) {
+	kubeconfig := startControlPlane(t, "3.1", "4.4")
 	for _, tc := range []struct {
 		lab string
 		// done says the first sample got where the solution takes it.
@@ -49,19 +91,19 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.lab, func(t *testing.T) {
-			lab := labByID(t, tc.lab)
+			lab := checkertest.Lab(t, tc.lab)
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			ws := newWorkspace(t, lab, true, nil)
-			program, err := checker.BuildRunner(ctx, lab, ws)
+			ws := checkertest.Workspace(t, lab, true, nil)
+			program, err := mine.Build(ctx, lab, ws)
 			if err != nil {
 				t.Fatalf("build the runner: %v", err)
 			}
 
-			c, ns := runnerNamespace(t)
+			c, ns := runnerNamespace(t, kubeconfig)
 			bus := observe.NewBus()
 			rec := observe.NewRecorder(bus)
-			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig(t), Bus: bus})
+			p, err := learnerctl.Start(ctx, learnerctl.Options{Program: program, Namespace: ns, Kubeconfig: kubeconfig, Bus: bus})
 			if err != nil {
 				t.Fatalf("start the runner: %v", err)
 			}
@@ -107,7 +149,7 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 			second := createSample(t, ctx, c, lab, ns, 2)
 			waitEvents(t, ctx, rec, second+" held at the gate", func(events []observe.Event) bool {
 				return has(events, func(e observe.Event) bool {
-					return e.Kind == observe.KindGate && e.Value == observe.GateWaiting && e.Key == second
+					return e.GateAction() == observe.GateWaiting && e.Key == second
 				})
 			})
 			if !p.Paused() || p.Waiting() != 1 {
@@ -140,8 +182,8 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 // and then their own.
 func TestRunnerBuildsFromTheStarters(t *testing.T) {
 	for _, id := range []string{"3.1", "4.4"} {
-		lab := labByID(t, id)
-		if _, err := checker.BuildRunner(context.Background(), lab, newWorkspace(t, lab, false, nil)); err != nil {
+		lab := checkertest.Lab(t, id)
+		if _, err := mine.Build(context.Background(), lab, checkertest.Workspace(t, lab, false, nil)); err != nil {
 			t.Errorf("lab %s: the runner does not build from the starter code: %v", id, err)
 		}
 	}
@@ -150,13 +192,13 @@ func TestRunnerBuildsFromTheStarters(t *testing.T) {
 // TestRunnerReportsCompileErrorsInTheLearnersFiles: a runner build of code
 // that does not compile names the learner's own file and line.
 func TestRunnerReportsCompileErrorsInTheLearnersFiles(t *testing.T) {
-	lab := lab31(t)
+	lab := checkertest.Lab(t, "3.1")
 	file := lab.Runner.Exercise + "/reconciler.go"
-	ws := newWorkspace(t, lab, false, map[string]string{file: "package results\n\nfunc broken() { undefinedThing() }\n"})
-	_, err := checker.BuildRunner(context.Background(), lab, ws)
-	var compile *checker.CompileError
+	ws := checkertest.Workspace(t, lab, false, map[string]string{file: "package results\n\nfunc broken() { undefinedThing() }\n"})
+	_, err := mine.Build(context.Background(), lab, ws)
+	var compile *mine.CompileError
 	if !errors.As(err, &compile) {
-		t.Fatalf("BuildRunner: %v, want a CompileError", err)
+		t.Fatalf("Build: %v, want a CompileError", err)
 	}
 	if !strings.HasPrefix(compile.First, file+":3:") || !strings.Contains(compile.First, "undefinedThing") {
 		t.Errorf("first compile error %q does not point at %s:3", compile.First, file)
@@ -183,9 +225,9 @@ func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what s
 
 // runnerNamespace connects to the package's control plane and makes a
 // namespace for one runner, with the checks' own toolkit.
-func runnerNamespace(t *testing.T) (client.Client, string) {
+func runnerNamespace(t *testing.T, kubeconfig string) (client.Client, string) {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig(t))
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +237,11 @@ func runnerNamespace(t *testing.T) (client.Client, string) {
 
 func createSample(t *testing.T, ctx context.Context, c client.Client, lab *labs.Lab, ns string, n int) string {
 	t.Helper()
-	gvk, err := checker.SampleKind(lab)
+	gvk, err := lab.SampleKind()
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := checker.NewSample(lab, gvk, ns, n, false)
+	obj, err := lab.Runner.Sample.New(gvk, ns, n, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,30 +251,30 @@ func createSample(t *testing.T, ctx context.Context, c client.Client, lab *labs.
 	return ns + "/" + obj.GetName()
 }
 
-// BenchmarkBuildRunner is the build step of `lab start --mine` with the Go
+// BenchmarkBuild is the build step of `lab start --mine` with the Go
 // build cache warm: unchanged code (a restart), and after an edit to the
 // learner's controller (the usual edit → restart loop).
-func BenchmarkBuildRunner(b *testing.B) {
+func BenchmarkBuild(b *testing.B) {
 	for _, id := range []string{"3.1", "4.4"} {
-		lab := labByID(b, id)
+		lab := checkertest.Lab(b, id)
 		ex, err := lab.Exercise(lab.Runner.Exercise)
 		if err != nil {
 			b.Fatal(err)
 		}
 		build := func(b *testing.B, dir string) {
-			if _, err := checker.BuildRunner(context.Background(), lab, dir); err != nil {
+			if _, err := mine.Build(context.Background(), lab, dir); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(id+"/unchanged", func(b *testing.B) {
-			dir := newWorkspace(b, lab, true, nil)
+			dir := checkertest.Workspace(b, lab, true, nil)
 			build(b, dir)
 			for b.Loop() {
 				build(b, dir)
 			}
 		})
 		b.Run(id+"/edited", func(b *testing.B) {
-			dir := newWorkspace(b, lab, true, nil)
+			dir := checkertest.Workspace(b, lab, true, nil)
 			build(b, dir)
 			file := filepath.Join(dir, filepath.FromSlash(ex.Files[0]))
 			edits := 0

@@ -1,4 +1,10 @@
-package checker
+// Package mine builds the learner's own controller for `lab start --mine`:
+// the lab's runner program (labs.Runner), a main package that starts their
+// reconciler with the observation layer and labs/runkit, compiled in a
+// private copy of their workspace (checker.NewBuild, the copy a check
+// makes), so the workspace itself is never written. internal/learnerctl
+// runs the program Build returns.
+package mine
 
 import (
 	"bytes"
@@ -9,13 +15,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
 )
-
-// runnerPurpose names the build folder of `lab start --mine`, beside the
-// checks' own, so a check and a start can run at the same time.
-const runnerPurpose = "runner"
 
 // runnerPackage is where the runner's main package goes in the private
 // build: a folder no lab exercise uses, with an underscore so `./...` in the
@@ -33,27 +36,23 @@ func (e *CompileError) Error() string {
 	return "your code does not compile: " + e.First
 }
 
-// BuildRunner compiles the lab's runner program against the learner's
-// workspace (the same private copy a check makes, never writing into the
-// workspace) and returns the path of the program. A build of unchanged
-// code only relinks at most, as the folders are stable per workspace.
-func BuildRunner(ctx context.Context, lab *labs.Lab, workspaceDir string) (string, error) {
+// Build compiles the lab's runner program against the learner's workspace
+// and returns the path of the program. The build folders are stable per
+// workspace, so a build of unchanged code only relinks at most.
+func Build(ctx context.Context, lab *labs.Lab, workspaceDir string) (string, error) {
 	if lab.Runner == nil {
 		return "", fmt.Errorf("lab %s has no runner for --mine", lab.ID)
 	}
-	buildDir, binDir, unlock, err := lockBuildDirWaiting(ctx, workspaceDir, runnerPurpose, nil)
+	program := checker.File{Path: runnerPackage + "/main.go", Read: lab.RunnerProgram}
+	build, err := checker.NewBuild(ctx, lab, workspaceDir, checker.ForRunner, []checker.File{program}, nil)
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
-	program := addedFile{runnerPackage + "/main.go", lab.RunnerProgram}
-	if err := prepare(lab, workspaceDir, buildDir, []addedFile{program}); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(binDir, "lab-runner")
+	defer build.Close()
+	bin := filepath.Join(build.BinDir, "lab-runner")
 	cmd := proc.Command(ctx, "go", "build", "-o", bin, "./"+runnerPackage)
-	cmd.Dir = buildDir
-	cmd.Env = testEnv("", nil)
+	cmd.Dir = build.Dir
+	cmd.Env = checker.GoEnv("", nil)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -62,8 +61,8 @@ func BuildRunner(ctx context.Context, lab *labs.Lab, workspaceDir string) (strin
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("build your controller: %w", context.Cause(ctx))
 	case errors.As(err, &exit):
-		text := pathMapper{buildDir: buildDir, module: lab.Module}.mapText(out.String())
-		return "", &CompileError{First: firstCompileError(text), Message: strings.TrimSpace(text)}
+		text := build.LearnerPositions(out.String())
+		return "", &CompileError{First: checker.FirstCompileError(text), Message: strings.TrimSpace(text)}
 	case err != nil:
 		return "", fmt.Errorf("build your controller (is go on PATH?): %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -17,28 +18,72 @@ var paneGuide = []struct{ pane, text string }{
 	{"Lesson", "the lab's lesson, a section at a time; where a section has a demo, w shows it on the running operator."},
 }
 
-// viewHelpOverlay lists every key by group and what each pane shows.
-func (m Model) viewHelpOverlay(w, h int) string {
-	st := m.st
-	titles := []string{"Switches", "Objects & step-through", "View", "Lesson"}
-	if m.replay != nil {
-		titles = []string{"Replay", "View", "Lesson"}
-	}
-	if m.exercises.known() {
-		titles[len(titles)-1] = "Lesson & exercises" // see FullHelp
-	}
-	groups := helpView{k: m.keys, replay: m.replay != nil, exercises: m.exercises.known()}.FullHelp()
-	// A group with no key that applies (no lesson for this lab) is left out.
-	for i := len(groups) - 1; i >= 0; i-- {
-		if !anyEnabled(groups[i]) {
-			groups = append(groups[:i], groups[i+1:]...)
-			titles = append(titles[:i], titles[i+1:]...)
+// helpLayer is the ? overlay: every key that applies, in titled groups,
+// and what each pane shows. A component of the root, which opens it over
+// a layer (under), gives it the key groups of what it covers (setGroups)
+// and routes it every key while it is open (Update). It is laid out when
+// its groups or its size change, so View only returns the drawing.
+type helpLayer struct {
+	c      *common
+	keys   helpKeys
+	under  layer // what closing it shows again
+	groups []helpGroup
+
+	width, height int
+	drawn         string
+}
+
+// helpKeys close the overlay: ? again, or esc.
+type helpKeys struct{ Close key.Binding }
+
+func newHelpLayer(c *common) *helpLayer {
+	return &helpLayer{c: c, keys: helpKeys{Close: bind([]string{"?", "esc"}, "?/esc", "close help")}}
+}
+
+// SetSize gives the overlay the body's size.
+func (h *helpLayer) SetSize(w, hh int) {
+	h.width, h.height = w, hh
+	h.draw()
+}
+
+// setGroups shows these key groups; a group with no key that applies
+// (no lesson for this lab) is left out.
+func (h *helpLayer) setGroups(groups []helpGroup) {
+	h.groups = h.groups[:0]
+	for _, g := range groups {
+		if anyEnabled(g.keys) {
+			h.groups = append(h.groups, g)
 		}
+	}
+	h.draw()
+}
+
+// Update takes a key while the overlay is open; closed reports that it
+// was one that closes it. Every other key is swallowed, so nothing acts
+// behind the help.
+func (h *helpLayer) Update(msg tea.Msg) (closed bool) {
+	km, ok := msg.(tea.KeyMsg)
+	return ok && key.Matches(km, h.keys.Close)
+}
+
+func (h *helpLayer) ShortHelp() []key.Binding  { return []key.Binding{h.keys.Close} }
+func (h *helpLayer) FullHelp() [][]key.Binding { return [][]key.Binding{{h.keys.Close}} }
+
+// View is the overlay as laid out last.
+func (h *helpLayer) View() string { return h.drawn }
+
+// draw lays the key groups out in as many columns as fit, with their
+// long descriptions if they fit and the pane guide if there is room.
+func (h *helpLayer) draw() {
+	st, w, hh, groups := h.c.st, h.width, h.height, h.groups
+	if len(groups) == 0 {
+		h.drawn = ""
+		return
 	}
 	column := func(i int, long bool) string {
 		var b strings.Builder
-		b.WriteString(st.PaneTitle.Render(titles[i]))
-		for _, kb := range groups[i] {
+		b.WriteString(st.PaneTitle.Render(groups[i].title))
+		for _, kb := range groups[i].keys {
 			if kb.Enabled() {
 				b.WriteString("\n" + helpEntry(st, kb, long))
 			}
@@ -73,7 +118,7 @@ func (m Model) viewHelpOverlay(w, h int) string {
 			}
 		}
 	}
-	room := h - 4 // frame and the closing line
+	room := hh - 4 // frame and the closing line
 	keysBlock, withGuide := column(0, false), false
 	for _, c := range candidates { // prefer room for the pane guide
 		if lipgloss.Height(c)+guideH <= room {
@@ -98,11 +143,11 @@ func (m Model) viewHelpOverlay(w, h int) string {
 		content = keysBlock + "\n\n" + closing
 	}
 	lines := strings.Split(content, "\n")
-	if len(lines) > h-2 {
-		lines = lines[:max(h-2, 1)]
+	if len(lines) > hh-2 {
+		lines = lines[:max(hh-2, 1)]
 	}
 	box := st.Overlay.Width(w - 4).Render(strings.Join(lines, "\n"))
-	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Top, box)
+	h.drawn = lipgloss.Place(w, hh, lipgloss.Center, lipgloss.Top, box)
 }
 
 func helpEntry(st Styles, kb key.Binding, long bool) string {
@@ -112,15 +157,6 @@ func helpEntry(st Styles, kb key.Binding, long bool) string {
 		desc = firstNonEmpty(longHelp[h.Key+" "+h.Desc], longHelp[h.Key], desc)
 	}
 	return st.Help.FullKey.Render(padRight(h.Key, 10)) + st.Help.FullDesc.Render(desc)
-}
-
-func anyEnabled(bindings []key.Binding) bool {
-	for _, b := range bindings {
-		if b.Enabled() {
-			return true
-		}
-	}
-	return false
 }
 
 func padRight(s string, n int) string {
