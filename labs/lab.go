@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
+	"github.com/operator-lab/lab/operator/crds"
 )
 
 // SchemaVersion is the lab.yaml format this build reads. A lab.yaml with
@@ -83,6 +86,9 @@ type Lab struct {
 	// CRDs are manifests (relative to the lab folder) installed on the
 	// control plane before the checks run.
 	CRDs []string `json:"crds"`
+	// API, when set, gives the exercises the reference operator's API types
+	// instead of types of their own: see API.
+	API *API `json:"api"`
 	// Common lists the files (relative to the workspace root) every workspace
 	// gets from _common/ that belong to no exercise.
 	Common    []string    `json:"common"`
@@ -91,7 +97,25 @@ type Lab struct {
 	Runner *Runner `json:"runner"`
 
 	root fs.FS // the lab folder
+	// apiFiles are the operator's API type files (names in v1alpha1.Sources)
+	// a lab with an API copies into its workspace.
+	apiFiles []string
 }
+
+// API says that a lab's exercises use the reference operator's API package
+// (operator/api/v1alpha1): its type files are copied into the workspace's
+// APIDir, and the lab's CRDs are the operator's CRDs for Kinds, moved to
+// Group. The lab's _common/ holds only that package's groupversion_info.go
+// (APIDir/groupversion_info.go), which declares Group. A group of its own
+// keeps the learner's objects apart from the reference operator's on one
+// control plane; the schema stays the operator's, field for field.
+type API struct {
+	Group string   `json:"group"`
+	Kinds []string `json:"kinds"`
+}
+
+// APIDir is where a workspace holds its API package.
+const APIDir = "api/v1alpha1"
 
 // Runner describes the program that runs a learner's controller for
 // `lab start --mine`: a main package (in _runner/) compiled inside the
@@ -183,20 +207,56 @@ func (e *Exercise) CheckFile(file string) ([]byte, error) {
 	return fs.ReadFile(e.lab.root, path.Join(checksDir, file))
 }
 
-// CommonFile returns one of the files every workspace of the lab gets.
-func (l *Lab) CommonFile(file string) ([]byte, error) {
+// SharedFiles lists the files (relative to the workspace root) every
+// workspace of the lab gets that belong to no exercise: the _common/ files
+// and, for a lab with an API, the operator's API type files.
+func (l *Lab) SharedFiles() []string {
+	out := slices.Clone(l.Common)
+	for _, f := range l.apiFiles {
+		out = append(out, path.Join(APIDir, f))
+	}
+	return out
+}
+
+// SharedFile returns one of SharedFiles.
+func (l *Lab) SharedFile(file string) ([]byte, error) {
+	if l.API != nil && path.Dir(file) == APIDir && slices.Contains(l.apiFiles, path.Base(file)) {
+		return fs.ReadFile(v1alpha1.Sources, path.Base(file))
+	}
 	return fs.ReadFile(l.root, path.Join(commonDir, file))
 }
 
-// CRDManifests returns the lab's CRD manifests (YAML), in declaration order.
-func (l *Lab) CRDManifests() ([][]byte, error) {
-	out := make([][]byte, 0, len(l.CRDs))
+// Manifest is one CRD manifest: its file name and YAML.
+type Manifest struct {
+	Name string
+	Data []byte
+}
+
+// CRDManifests returns the lab's CRD manifests: those declared in crds, then,
+// for a lab with an API, the operator's CRD of each kind moved to the lab's
+// group. Only the group and the CRD's name change (a text edit of the
+// generated YAML, so it stays as controller-gen wrote it); labs.Load checks
+// the result decodes and the schema is the operator's.
+func (l *Lab) CRDManifests() ([]Manifest, error) {
+	out := make([]Manifest, 0, len(l.CRDs))
 	for _, name := range l.CRDs {
 		b, err := fs.ReadFile(l.root, name)
 		if err != nil {
 			return nil, fmt.Errorf("lab %s: read CRD %s: %w", l.ID, name, err)
 		}
-		out = append(out, b)
+		out = append(out, Manifest{path.Base(name), b})
+	}
+	if l.API == nil {
+		return out, nil
+	}
+	for _, kind := range l.API.Kinds {
+		file, b, err := crds.Manifest(kind)
+		if err != nil {
+			return nil, fmt.Errorf("lab %s: %w", l.ID, err)
+		}
+		moved := strings.ReplaceAll(string(b), "."+v1alpha1.GroupVersion.Group+"\n", "."+l.API.Group+"\n")
+		moved = strings.ReplaceAll(moved, "group: "+v1alpha1.GroupVersion.Group+"\n", "group: "+l.API.Group+"\n")
+		out = append(out, Manifest{strings.Replace(file, v1alpha1.GroupVersion.Group, l.API.Group, 1), []byte(moved)})
 	}
 	return out, nil
 }

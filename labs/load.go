@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-lab/lab/operator"
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
 //go:embed all:3.1 all:4.4
@@ -120,6 +121,13 @@ func Load(root fs.FS) (*Lab, error) {
 		}
 		e.Number = i + 1
 		e.lab = &lab
+	}
+	if lab.API != nil {
+		names, err := fs.Glob(v1alpha1.Sources, "*.go")
+		if err != nil {
+			return nil, fmt.Errorf("list the operator's API files: %w", err)
+		}
+		lab.apiFiles = names
 	}
 	if err := lab.validate(); err != nil {
 		return nil, fmt.Errorf("lab %q: %w", lab.ID, err)

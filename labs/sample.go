@@ -19,10 +19,10 @@ func (l *Lab) CustomResourceDefinitions() ([]*apiextensionsv1.CustomResourceDefi
 		return nil, err
 	}
 	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(manifests))
-	for i, m := range manifests {
+	for _, m := range manifests {
 		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(m, &crd); err != nil {
-			return nil, fmt.Errorf("lab %s: decode CRD %s: %w", l.ID, l.CRDs[i], err)
+		if err := yaml.UnmarshalStrict(m.Data, &crd); err != nil {
+			return nil, fmt.Errorf("lab %s: decode CRD %s: %w", l.ID, m.Name, err)
 		}
 		out = append(out, &crd)
 	}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
 // validate checks everything a learner or the checker would otherwise trip
@@ -49,6 +52,7 @@ func (l *Lab) validate() error {
 	for _, f := range l.Common {
 		declare(path.Join(commonDir, f), "common")
 	}
+	l.validateAPI(fail)
 
 	seen := map[string]bool{}
 	for _, e := range l.Exercises {
@@ -145,4 +149,39 @@ func (l *Lab) checkText(what string, t Text, fail func(string, ...any)) {
 func isNumber(s string) bool {
 	_, err := strconv.Atoi(s)
 	return err == nil
+}
+
+// validateAPI checks a lab that uses the operator's API: its _common/ has
+// the package's groupversion_info.go declaring the lab's group and no API
+// file of its own, and each kind's CRD, moved to that group, decodes with
+// the operator's schema.
+func (l *Lab) validateAPI(fail func(string, ...any)) {
+	if l.API == nil {
+		return
+	}
+	if l.API.Group == "" || l.API.Group == v1alpha1.GroupVersion.Group || len(l.API.Kinds) == 0 {
+		fail("api: needs kinds and a group other than the operator's %s", v1alpha1.GroupVersion.Group)
+		return
+	}
+	info := path.Join(APIDir, "groupversion_info.go")
+	for _, f := range l.Common {
+		if path.Dir(f) == APIDir && f != info {
+			fail("common file %s: the API's files are the operator's; only %s is the lab's", f, info)
+		}
+	}
+	if !slices.Contains(l.Common, info) {
+		fail("api: common must hold %s (declaring group %s)", info, l.API.Group)
+	} else if b, err := fs.ReadFile(l.root, path.Join(commonDir, info)); err == nil && !strings.Contains(string(b), strconv.Quote(l.API.Group)) {
+		fail("%s does not declare the group %s that lab.yaml's api names", info, l.API.Group)
+	}
+	moved, err := l.CustomResourceDefinitions()
+	if err != nil {
+		fail("api: %v", err)
+		return
+	}
+	for _, crd := range moved[len(l.CRDs):] {
+		if crd.Spec.Group != l.API.Group || crd.Name != crd.Spec.Names.Plural+"."+l.API.Group {
+			fail("api: the CRD for %s did not move to group %s (name %s, group %s)", crd.Spec.Names.Kind, l.API.Group, crd.Name, crd.Spec.Group)
+		}
+	}
 }

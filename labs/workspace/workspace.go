@@ -112,16 +112,15 @@ func initialFiles(lab *labs.Lab, lang string) ([]initialFile, error) {
 		{"README.md", func() ([]byte, error) { return []byte(Readme(lab, lang)), nil }},
 		{".gitignore", func() ([]byte, error) { return []byte(StateDir + "/\n"), nil }},
 	}
-	for _, f := range lab.Common {
-		files = append(files, initialFile{f, func() ([]byte, error) { return lab.CommonFile(f) }})
+	for _, f := range lab.SharedFiles() {
+		files = append(files, initialFile{f, func() ([]byte, error) { return lab.SharedFile(f) }})
 	}
 	manifests, err := lab.CRDManifests()
 	if err != nil {
 		return nil, err
 	}
-	for i, name := range lab.CRDs {
-		b := manifests[i]
-		files = append(files, initialFile{path.Join("config/crd", path.Base(name)), func() ([]byte, error) { return b, nil }})
+	for _, m := range manifests {
+		files = append(files, initialFile{path.Join("config/crd", m.Name), func() ([]byte, error) { return m.Data, nil }})
 	}
 	for _, e := range lab.Exercises {
 		for _, f := range e.Files {

@@ -36,3 +36,26 @@ func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	}
 	return crds, nil
 }
+
+// Manifest returns the embedded manifest (YAML, as generated) of the CRD for
+// kind, and its file name.
+func Manifest(kind string) (file string, data []byte, err error) {
+	names, err := fs.Glob(manifests, "*.yaml")
+	if err != nil {
+		return "", nil, fmt.Errorf("list embedded CRD manifests: %w", err)
+	}
+	for _, name := range names {
+		data, err := manifests.ReadFile(name)
+		if err != nil {
+			return "", nil, fmt.Errorf("read embedded CRD %s: %w", name, err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			return "", nil, fmt.Errorf("decode embedded CRD %s: %w", name, err)
+		}
+		if crd.Spec.Names.Kind == kind {
+			return name, data, nil
+		}
+	}
+	return "", nil, fmt.Errorf("the reference operator has no CRD for kind %q", kind)
+}
