@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/operator-lab/lab/internal/tui/state"
@@ -13,13 +15,21 @@ import (
 // Phases of the 4.4 state machine, in order along the happy path, and the
 // states off it.
 var (
-	happyPath = []string{"Pending", "Provisioning", "Configuring", "Deploying", "Verifying", "Ready"}
-	sidePath  = []string{"Failed", "Updating"}
+	happyPath = phaseNames(v1alpha1.HappyPath)
+	sidePath  = phaseNames(v1alpha1.Phases()[len(v1alpha1.HappyPath):])
 	shortName = map[string]string{
 		"Pending": "Pend", "Provisioning": "Prov", "Configuring": "Conf", "Deploying": "Depl",
 		"Verifying": "Verif", "Ready": "Ready", "Failed": "Fail", "Updating": "Upd",
 	}
 )
+
+func phaseNames(phases []v1alpha1.Phase) []string {
+	out := make([]string, len(phases))
+	for i, p := range phases {
+		out[i] = string(p)
+	}
+	return out
+}
 
 // objectsPane is every object on one line, the selected one expanded with
 // its state machine, phase history and conditions.

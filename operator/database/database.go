@@ -175,6 +175,10 @@ func (s *step) run(ctx context.Context) (reconcile.Result, error) {
 		o = s.handle(ctx, storage)
 	}
 	if o.next != "" && o.next != s.db.Status.Phase {
+		if !v1alpha1.CanTransition(s.db.Status.Phase, o.next) {
+			// A bug in this controller, not in the object: refuse to persist it.
+			return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("phase %q → %q is not in the state machine", s.db.Status.Phase, o.next))
+		}
 		s.db.Status.Phase = o.next
 	}
 	if err := s.persist(ctx); err != nil {

@@ -8,5 +8,5 @@ import "embed"
 // workspace, next to a groupversion_info.go of its own, so the learner's
 // types are the operator's types and not a copy that can drift.
 //
-//go:embed conditions.go database_types.go helloworld_types.go zz_generated.deepcopy.go
+//go:embed conditions.go database_types.go helloworld_types.go transitions.go zz_generated.deepcopy.go
 var Sources embed.FS
