@@ -10,9 +10,10 @@ var HappyPath = []Phase{PhasePending, PhaseProvisioning, PhaseConfiguring, Phase
 // a retry from Failed starts again at Provisioning (the step that failed is
 // redone from there, each step being idempotent); a spec change on a Ready
 // Database goes through Updating and is verified again. The empty phase is
-// a Database no reconcile has seen yet.
+// a Database no reconcile has seen yet; one whose spec is invalid from the
+// start fails at once.
 var transitions = map[Phase][]Phase{
-	"":                {PhasePending},
+	"":                {PhasePending, PhaseFailed},
 	PhasePending:      {PhaseProvisioning, PhaseFailed},
 	PhaseProvisioning: {PhaseConfiguring, PhaseFailed},
 	PhaseConfiguring:  {PhaseDeploying, PhaseFailed},
