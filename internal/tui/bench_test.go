@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
@@ -29,11 +31,11 @@ func historyScript() *synth.Script {
 func BenchmarkView(b *testing.B) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}, {200, 60}} {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			clock := &testClock{now: t0}
+			clock := clocktesting.NewFakePassiveClock(t0)
 			m := newLiveModel(size[0], size[1], clock, newFakeControls())
 			sc := historyScript()
 			m = fold(m, sc.Events())
-			clock.now = sc.Now()
+			clock.SetTime(sc.Now())
 			if m.State().ObjectCount() != 100 || m.State().Totals().Events < 1000 {
 				b.Fatalf("history too small: %d objects, %d events", m.State().ObjectCount(), m.State().Totals().Events)
 			}
@@ -51,12 +53,12 @@ func BenchmarkView(b *testing.B) {
 func BenchmarkViewColour(b *testing.B) {
 	r := asciiRenderer()
 	r.SetColorProfile(2) // termenv.ANSI256
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := New(Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Now: clock.Now, Renderer: r})
 	m = update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	sc := historyScript()
 	m = fold(m, sc.Events())
-	clock.now = sc.Now()
+	clock.SetTime(sc.Now())
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -79,7 +81,7 @@ func BenchmarkEventFlood(b *testing.B) {
 	}
 	events := sc.Events()
 	const batch = 256
-	m := newLiveModel(120, 40, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -121,12 +123,12 @@ func BenchmarkViewWithLesson(b *testing.B) {
 	r.SetColorProfile(2) // termenv.ANSI256: the glamour "dark" style
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			clock := &testClock{now: t0}
+			clock := clocktesting.NewFakePassiveClock(t0)
 			m := New(Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Now: clock.Now, Renderer: r, Lang: "en"})
 			m = update(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			sc := historyScript()
 			m = fold(m, sc.Events())
-			clock.now = sc.Now()
+			clock.SetTime(sc.Now())
 			m, cmd := press(m, "L")
 			m = update(m, cmd())
 			if !strings.Contains(m.View(), "press w to see this") {

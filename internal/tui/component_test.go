@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -61,7 +63,7 @@ func TestLessonPaneAlone(t *testing.T) {
 }
 
 func TestGoldenExercisesLayer(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	x := newExercisesLayer(NewStyles(asciiRenderer()), "en", clock.Now)
 	if news, _ := x.set(*lab31Exercises()); len(news) != 0 {
 		t.Fatalf("the first progress is not news: %q", news)
@@ -76,12 +78,12 @@ func TestGoldenExercisesLayer(t *testing.T) {
 }
 
 func TestStartupAlone(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	s := newStartup([]string{"etcd", "kube-apiserver"}, NewStyles(asciiRenderer()), clock.Now, "lab 4.4")
 	s.SetSize(40, 10)
 	s, _ = s.Update(StepDoneMsg{Step: "etcd", Took: time.Second})
 	s, _ = s.Update(StepDetailMsg{Step: "CRDs", Detail: "3 kinds"}) // a step not announced is added
-	clock.now = t0.Add(2 * time.Second)
+	clock.SetTime(t0.Add(2 * time.Second))
 	s, _ = s.Update(StartFailedMsg{Err: errors.New("port in use")})
 	view := s.View()
 	for _, want := range []string{"The lab could not start", "port in use", "CRDs", "elapsed 2s"} {
@@ -102,7 +104,7 @@ func TestStartupAlone(t *testing.T) {
 // TestResizeSizesEveryComponentOnce: the layout and the layers' sizes are
 // set on the resize, so View only draws.
 func TestResizeSizesEveryComponentOnce(t *testing.T) {
-	m := newWorkspaceModel(100, 30, &testClock{now: t0}, "3.1", "en", lab31Exercises())
+	m := newWorkspaceModel(100, 30, clocktesting.NewFakePassiveClock(t0), "3.1", "en", lab31Exercises())
 	// 30 rows: 26 between header and footer, 10 of them (2/5) above the layer, its frame 2.
 	if m.layout() != layoutMedium || m.lesson.width != 98 || m.lesson.height != 14 ||
 		m.exercises.width != 98 || m.exercises.height != 14 {
@@ -117,11 +119,11 @@ func TestResizeSizesEveryComponentOnce(t *testing.T) {
 
 // testCommon is what a root would share with its components: no colour,
 // the test clock, and the lifecycle script folded in.
-func testCommon(clock *testClock) *common {
+func testCommon(clock *clocktesting.FakePassiveClock) *common {
 	c := newCommon(NewStyles(asciiRenderer()), state.Limits{}, clock.Now, false)
 	sc := lifecycleScript()
 	c.state.Apply(sc.Events()...)
-	clock.now = sc.Now().Add(300 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(300 * time.Millisecond))
 	c.board = newFakeControls().Switches()
 	return c
 }
@@ -130,7 +132,7 @@ func testCommon(clock *testClock) *common {
 // by the dashboard on its own; tab moves the group, the arrows the
 // selection the panes follow.
 func TestGoldenDashboardAlone(t *testing.T) {
-	d := newDashboard(testCommon(&testClock{now: t0}))
+	d := newDashboard(testCommon(clocktesting.NewFakePassiveClock(t0)))
 	d.SetSize(90, 22)
 	d.configure(false, false)
 	if _, handled := d.Update(tea.KeyMsg{Type: tea.KeyTab}); !handled || d.activeTab() != paneBackoff {
@@ -152,7 +154,7 @@ func TestGoldenDashboardAlone(t *testing.T) {
 
 // TestGoldenPanesAlone draws each pane at one size, without a dashboard.
 func TestGoldenPanesAlone(t *testing.T) {
-	c := testCommon(&testClock{now: t0})
+	c := testCommon(clocktesting.NewFakePassiveClock(t0))
 	f := &focus{selected: "lab/db-2"}
 	for name, p := range map[string]paneComponent{
 		"sequence": &sequencePane{c: c, f: f},
@@ -175,7 +177,7 @@ func TestGoldenPanesAlone(t *testing.T) {
 // TestGoldenHelpAlone: the overlay lays out the groups it is given for
 // its size, and only ? and esc close it.
 func TestGoldenHelpAlone(t *testing.T) {
-	c := testCommon(&testClock{now: t0})
+	c := testCommon(clocktesting.NewFakePassiveClock(t0))
 	d, l := newDashboard(c), newLive(c, &focus{}, nil)
 	c.board = newFakeControls().Switches()
 	d.SetSize(80, 20)

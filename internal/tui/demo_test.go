@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/operator-lab/lab/content"
@@ -22,7 +24,7 @@ func TestEveryLessonDemoRunsLive(t *testing.T) {
 			}
 			t.Run(lab+"/"+s.ID, func(t *testing.T) {
 				fake := newFakeControls()
-				m := newLessonModel(120, 40, &testClock{now: t0}, fake, lab, "en")
+				m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), fake, lab, "en")
 				m = fold(m, lifecycleScript().Events())
 				m, _ = press(m, "k") // select lab/db-1
 				m = pressSettled(t, m, "L")
@@ -54,7 +56,7 @@ func TestEveryLessonDemoRunsLive(t *testing.T) {
 }
 
 func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls() // timescale 10: the 30s outage lasts 3s
 	m := newLessonModel(120, 40, clock, fake, "4.4", "en")
 	m = pressSettled(t, m, "L")
@@ -65,13 +67,13 @@ func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
 	if fake.value("external") != "down" || !strings.Contains(m.View(), "external healthy again in 3s") {
 		t.Fatalf("external = %s; status: %s", fake.value("external"), m.c.status.text)
 	}
-	clock.now = t0.Add(2900 * time.Millisecond)
-	m = update(m, tickMsg(clock.now))
+	clock.SetTime(t0.Add(2900 * time.Millisecond))
+	m = update(m, tickMsg(clock.Now()))
 	if fake.value("external") != "down" {
 		t.Fatal("the outage ended early")
 	}
-	clock.now = t0.Add(3 * time.Second)
-	m = update(m, tickMsg(clock.now))
+	clock.SetTime(t0.Add(3 * time.Second))
+	m = update(m, tickMsg(clock.Now()))
 	if fake.value("external") != "healthy" || !strings.Contains(m.View(), "external system is healthy again") {
 		t.Fatalf("after 3s external = %s; status %q", fake.value("external"), m.c.status.text)
 	}
@@ -80,8 +82,8 @@ func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
 	m, cmd = press(m, "w")
 	m = update(m, cmd())
 	m, _ = press(m, "e") // down → flaky
-	clock.now = clock.now.Add(time.Minute)
-	m = update(m, tickMsg(clock.now))
+	clock.SetTime(clock.Now().Add(time.Minute))
+	m = update(m, tickMsg(clock.Now()))
 	if fake.value("external") != "flaky" {
 		t.Fatalf("external = %s, want the learner's flaky kept", fake.value("external"))
 	}
@@ -94,7 +96,7 @@ func TestOutageDemoIsTimedAtTheTimescaleItSets(t *testing.T) {
 	if err := fake.SetSwitch("timescale", "1"); err != nil {
 		t.Fatal(err)
 	}
-	m := newLessonModel(120, 40, &testClock{now: t0}, fake, "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), fake, "4.4", "en")
 	m = pressSettled(t, m, "L")
 	for i := 0; i < 5; i++ {
 		m = pressSettled(t, m, ">") // backoff
@@ -108,7 +110,7 @@ func TestOutageDemoIsTimedAtTheTimescaleItSets(t *testing.T) {
 
 func TestDemoKeyIsOnlyOfferedWhereThereIsADemo(t *testing.T) {
 	fake := newFakeControls()
-	m := newLessonModel(80, 24, &testClock{now: t0}, fake, "3.1", "en")
+	m := newLessonModel(80, 24, clocktesting.NewFakePassiveClock(t0), fake, "3.1", "en")
 	m = pressSettled(t, m, "L")
 	if !strings.Contains(m.View(), "w see this") {
 		t.Fatal("the help line does not offer w on a section with a demo")

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -41,7 +43,7 @@ func lab44ExercisesRussian() *ExercisesMsg {
 
 // newWorkspaceModel is a live dashboard of a lab started in a workspace,
 // running the learner's controller.
-func newWorkspaceModel(w, h int, clock *testClock, lab, lang string, ex *ExercisesMsg) Model {
+func newWorkspaceModel(w, h int, clock *clocktesting.FakePassiveClock, lab, lang string, ex *ExercisesMsg) Model {
 	title := map[string]string{"3.1": "Controller Runtime deep dive", "4.4": "Advanced patterns"}[lab]
 	m := New(Options{
 		Header: Header{Lab: lab, Title: title, KubernetesVersion: "v1.37.2",
@@ -80,7 +82,7 @@ func withStatus(msg *ExercisesMsg, id, status string, at time.Time) ExercisesMsg
 }
 
 func TestGoldenExercises120x40(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newWorkspaceModel(120, 40, clock, "3.1", "en", lab31Exercises())
 	m = fold(m, lifecycleScript().Events())
 	m, _ = press(m, "x")
@@ -88,7 +90,7 @@ func TestGoldenExercises120x40(t *testing.T) {
 }
 
 func TestGoldenExercisesRussian80x24(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newWorkspaceModel(80, 24, clock, "4.4", "ru", lab44ExercisesRussian())
 	m = fold(m, lifecycleScript().Events())
 	m, _ = press(m, "x")
@@ -96,7 +98,7 @@ func TestGoldenExercisesRussian80x24(t *testing.T) {
 }
 
 func TestExercisesKeyTogglesTheLayer(t *testing.T) {
-	m := newWorkspaceModel(120, 40, &testClock{now: t0}, "3.1", "en", lab31Exercises())
+	m := newWorkspaceModel(120, 40, clocktesting.NewFakePassiveClock(t0), "3.1", "en", lab31Exercises())
 	if strings.Contains(m.View(), "╭─ Exercises") {
 		t.Fatal("the layer is open before x was pressed")
 	}
@@ -134,7 +136,7 @@ func TestExercisesKeyTogglesTheLayer(t *testing.T) {
 }
 
 func TestExercisesKeyWithoutAWorkspace(t *testing.T) {
-	m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(80, 24, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	before := m.View()
 	if strings.Contains(before, "x exercises") || strings.Contains(before, "ex ") {
 		t.Fatalf("without a workspace the key or badge is offered:\n%s", before)
@@ -153,14 +155,14 @@ func TestExercisesKeyWithoutAWorkspace(t *testing.T) {
 }
 
 func TestExercisesMsgAnnouncesWhatChanged(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	start := lab31Exercises()
 	m := newWorkspaceModel(120, 40, clock, "3.1", "en", start)
 	if m.c.status.text != "" {
 		t.Fatalf("the first progress announced %q", m.c.status.text)
 	}
-	clock.now = t0.Add(time.Minute)
-	passed := withStatus(start, "results", "pass", clock.now)
+	clock.SetTime(t0.Add(time.Minute))
+	passed := withStatus(start, "results", "pass", clock.Now())
 	m = update(m, passed)
 	if m.c.status.text != "✓ results passed" || m.c.status.bad {
 		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
@@ -171,22 +173,22 @@ func TestExercisesMsgAnnouncesWhatChanged(t *testing.T) {
 
 	// A check with the same outcome changes nothing worth a line.
 	m.c.status = status{}
-	m = update(m, withStatus(&passed, "results", "pass", clock.now.Add(time.Second)))
+	m = update(m, withStatus(&passed, "results", "pass", clock.Now().Add(time.Second)))
 	if m.c.status.text != "" {
 		t.Fatalf("an unchanged status announced %q", m.c.status.text)
 	}
 
-	failed := withStatus(&passed, "results", "fail", clock.now)
+	failed := withStatus(&passed, "results", "fail", clock.Now())
 	m = update(m, failed)
 	if m.c.status.text != "✗ results failed — lab check says why" || !m.c.status.bad {
 		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
-	m = update(m, withStatus(&failed, "results", "error", clock.now))
+	m = update(m, withStatus(&failed, "results", "error", clock.Now()))
 	if !strings.HasPrefix(m.c.status.text, "! results: the check could not run") || !m.c.status.bad {
 		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
 
-	done := withStatus(&passed, "reads", "pass", clock.now)
+	done := withStatus(&passed, "reads", "pass", clock.Now())
 	m = update(m, done)
 	if m.c.status.text != "✓ results passed · ✓ reads passed · every exercise passes" {
 		t.Fatalf("status %q", m.c.status.text)
@@ -208,7 +210,7 @@ func TestExercisesMsgAnnouncesWhatChanged(t *testing.T) {
 }
 
 func TestExercisesMsgWithoutAPreviousOneIsNotAnnounced(t *testing.T) {
-	m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(80, 24, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	m = update(m, *lab31Exercises())
 	if m.c.status.text != "" {
 		t.Fatalf("the first progress announced %q", m.c.status.text)
@@ -220,7 +222,7 @@ func TestExercisesMsgWithoutAPreviousOneIsNotAnnounced(t *testing.T) {
 
 func TestExercisesMsgIsCopied(t *testing.T) {
 	msg := lab31Exercises()
-	m := newWorkspaceModel(120, 40, &testClock{now: t0}, "3.1", "en", nil)
+	m := newWorkspaceModel(120, 40, clocktesting.NewFakePassiveClock(t0), "3.1", "en", nil)
 	m = update(m, *msg)
 	msg.Exercises[0].Status = "fail" // the sender reuses its slice
 	if passedCount(m.exercises.ws.Exercises) != 2 {
@@ -229,7 +231,7 @@ func TestExercisesMsgIsCopied(t *testing.T) {
 }
 
 func TestHeaderShowsTheOperatorAndTheBadge(t *testing.T) {
-	m := newWorkspaceModel(120, 40, &testClock{now: t0}, "3.1", "en", lab31Exercises())
+	m := newWorkspaceModel(120, 40, clocktesting.NewFakePassiveClock(t0), "3.1", "en", lab31Exercises())
 	for _, c := range []struct {
 		w, h int
 		want []string
@@ -255,7 +257,7 @@ func TestHeaderShowsTheOperatorAndTheBadge(t *testing.T) {
 
 func TestExercisesLayerFitsEveryLayout(t *testing.T) {
 	for _, lang := range []string{"en", "ru"} {
-		m := newWorkspaceModel(120, 40, &testClock{now: t0}, "4.4", lang, lab44ExercisesRussian())
+		m := newWorkspaceModel(120, 40, clocktesting.NewFakePassiveClock(t0), "4.4", lang, lab44ExercisesRussian())
 		m, _ = press(m, "x")
 		for _, size := range [][2]int{{200, 60}, {120, 40}, {120, 34}, {100, 30}, {80, 24}, {70, 20}, {60, 16}, {59, 16}, {30, 8}} {
 			m = update(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -287,7 +289,7 @@ func TestExercisesLayerFitsEveryLayout(t *testing.T) {
 }
 
 func TestHelpListsTheExercisesKey(t *testing.T) {
-	m := newWorkspaceModel(120, 40, &testClock{now: t0}, "3.1", "en", lab31Exercises())
+	m := newWorkspaceModel(120, 40, clocktesting.NewFakePassiveClock(t0), "3.1", "en", lab31Exercises())
 	if !strings.Contains(m.View(), "x exercises") {
 		t.Fatal("the help line does not offer x")
 	}

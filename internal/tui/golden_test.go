@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/operator-lab/lab/internal/tui/synth"
@@ -15,7 +17,7 @@ import (
 // `go test ./internal/tui -run Golden -update` and review the diff.
 
 func TestGoldenStartup(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := New(Options{
 		Header:   Header{Lab: "4.4", Title: "Advanced patterns"},
 		Startup:  []string{"control-plane binaries", "etcd", "kube-apiserver", "CRDs", "operator", "sample Database"},
@@ -23,26 +25,26 @@ func TestGoldenStartup(t *testing.T) {
 		Renderer: asciiRenderer(),
 	})
 	m = update(m, StepDoneMsg{Step: "control-plane binaries", Took: 2 * time.Millisecond, Detail: "~/.local/share/kubebuilder-envtest/k8s/1.37.2-linux-amd64"})
-	clock.now = t0.Add(900 * time.Millisecond)
+	clock.SetTime(t0.Add(900 * time.Millisecond))
 	m = update(m, StepDoneMsg{Step: "etcd", Took: 900 * time.Millisecond})
-	clock.now = t0.Add(2100 * time.Millisecond)
+	clock.SetTime(t0.Add(2100 * time.Millisecond))
 	golden.RequireEqual(t, m.View())
 }
 
 func TestGoldenReconcileSequence(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLiveModel(120, 40, clock, newFakeControls())
 	sc := synth.New("database", t0.Add(time.Second))
 	sc.DatabaseLifecycle("lab/db-1")
 	m = fold(m, sc.Events())
-	clock.now = sc.Now().Add(300 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(300 * time.Millisecond))
 	golden.RequireEqual(t, m.View())
 }
 
 // TestGoldenPausedStepThrough: the gate is closed, one worker holds a
 // dequeued key, and more changes keep arriving and wait in the queue.
 func TestGoldenPausedStepThrough(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
 	m := newLiveModel(120, 40, clock, fake)
 	sc := synth.New("database", t0.Add(time.Second))
@@ -65,15 +67,15 @@ func TestGoldenPausedStepThrough(t *testing.T) {
 		sc.Advance(100 * time.Millisecond)
 	}
 	m = fold(m, sc.Take())
-	m = update(m, tickMsg(clock.now))
-	clock.now = sc.Now().Add(500 * time.Millisecond)
+	m = update(m, tickMsg(clock.Now()))
+	clock.SetTime(sc.Now().Add(500 * time.Millisecond))
 	golden.RequireEqual(t, m.View())
 }
 
 // TestGoldenBackoffAfterFailures: 80×24 with the retry-delay tab open after
 // errors (rate limiter), RequeueAfter and the lesson's backoff.
 func TestGoldenBackoffAfterFailures(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLiveModel(80, 24, clock, newFakeControls())
 	sc := synth.New("database", t0.Add(time.Second))
 	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "ADDED", 1))
@@ -85,26 +87,26 @@ func TestGoldenBackoffAfterFailures(t *testing.T) {
 	sc.Reconcile("lab/db-1", synth.After(10*time.Second), synth.Backoff(2, 10*time.Second))
 	m = fold(m, sc.Events())
 	m, _ = press(m, "tab") // Objects → Retry delays
-	clock.now = sc.Now().Add(1500 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(1500 * time.Millisecond))
 	golden.RequireEqual(t, m.View())
 }
 
 func TestGoldenDashboard80x24(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLiveModel(80, 24, clock, newFakeControls())
 	sc := lifecycleScript()
 	m = fold(m, sc.Events())
-	clock.now = sc.Now().Add(300 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(300 * time.Millisecond))
 	golden.RequireEqual(t, m.View())
 }
 
 func TestGoldenHelpOverlay(t *testing.T) {
-	m := newLiveModel(120, 40, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	m, _ = press(m, "?")
 	golden.RequireEqual(t, m.View())
 }
 
 func TestGoldenTooSmall(t *testing.T) {
-	m := newLiveModel(50, 12, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(50, 12, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	golden.RequireEqual(t, m.View())
 }

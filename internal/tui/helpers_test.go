@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -141,13 +143,8 @@ func asciiRenderer() *lipgloss.Renderer {
 	return r
 }
 
-// testClock is a settable clock.
-type testClock struct{ now time.Time }
-
-func (c *testClock) Now() time.Time { return c.now }
-
 // newLiveModel builds a dashboard model for lab 4.4 with a fake lab behind it.
-func newLiveModel(w, h int, clock *testClock, controls Controls) Model {
+func newLiveModel(w, h int, clock *clocktesting.FakePassiveClock, controls Controls) Model {
 	m := New(Options{
 		Header: Header{Lab: "4.4", Title: "Advanced patterns", KubernetesVersion: "v1.37.2",
 			Address: "https://127.0.0.1:40123", Started: t0},

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 func TestHelpListsTheLessonKeys(t *testing.T) {
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	m, _ = press(m, "?")
 	if !strings.Contains(m.View(), "lesson pane: the lab's text beside the operator") {
 		t.Fatal("the overlay does not mention L")

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -13,7 +15,7 @@ import (
 )
 
 // newLessonModel is a live dashboard of a lab with its lesson in lang.
-func newLessonModel(w, h int, clock *testClock, controls Controls, lab, lang string) Model {
+func newLessonModel(w, h int, clock *clocktesting.FakePassiveClock, controls Controls, lab, lang string) Model {
 	title := map[string]string{"3.1": "Controller Runtime deep dive", "4.4": "Advanced patterns"}[lab]
 	m := New(Options{
 		Header: Header{Lab: lab, Title: title, KubernetesVersion: "v1.37.2",
@@ -83,7 +85,7 @@ func lessonFrame(t *testing.T, view string) string {
 
 func TestLessonPaneOpensNavigatesAndScrolls(t *testing.T) {
 	lesson := mustLoad(t, "4.4", "en")
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	if strings.Contains(m.View(), "╭─ Lesson") {
 		t.Fatal("the lesson pane is open before L was pressed")
 	}
@@ -152,7 +154,7 @@ func TestLessonPaneOpensNavigatesAndScrolls(t *testing.T) {
 }
 
 func TestArrowsSelectObjectsUntilTheLessonOpens(t *testing.T) {
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	m = fold(m, lifecycleScript().Events())
 	m, _ = press(m, "k")
 	if m.dash.focus.selected != "lab/db-1" {
@@ -167,7 +169,7 @@ func TestArrowsSelectObjectsUntilTheLessonOpens(t *testing.T) {
 
 func TestLessonPaneSpeaksTheLessonsLanguage(t *testing.T) {
 	lesson := mustLoad(t, "3.1", "ru")
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "3.1", "ru")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "3.1", "ru")
 	m = pressSettled(t, m, "L")
 	pane := lessonFrame(t, m.View())
 	if !strings.Contains(pane, "Урок 3.1 · 1/9 "+lesson.Sections[0].Title) {
@@ -186,7 +188,7 @@ func TestLessonPaneSpeaksTheLessonsLanguage(t *testing.T) {
 // rendered ahead, going back costs no render, and a resize renders again
 // for the new width.
 func TestLessonRendersAreCachedAndFollowTheWidth(t *testing.T) {
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	m, cmd := press(m, "L")
 	if cmd == nil || !strings.Contains(m.View(), "rendering…") {
 		t.Fatal("opening the lesson should render it in the background and say so meanwhile")
@@ -219,7 +221,7 @@ func TestLessonRendersAreCachedAndFollowTheWidth(t *testing.T) {
 }
 
 func TestLessonPaneFitsEveryLayout(t *testing.T) {
-	m := newLessonModel(120, 40, &testClock{now: t0}, newFakeControls(), "4.4", "en")
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	m = fold(m, lifecycleScript().Events())
 	m = pressSettled(t, m, "L")
 	for _, size := range [][2]int{{200, 60}, {120, 40}, {100, 30}, {80, 24}, {70, 20}, {60, 16}} {
@@ -270,7 +272,7 @@ func TestLessonPaneWithoutALesson(t *testing.T) {
 	}
 	// A language that cannot be chosen: the pane says why.
 	t.Setenv(content.LangEnv, "fr")
-	m = newLessonModel(80, 24, &testClock{now: t0}, newFakeControls(), "4.4", "")
+	m = newLessonModel(80, 24, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "")
 	m, _ = press(m, "L")
 	if pane := lessonFrame(t, m.View()); !strings.Contains(pane, `no lesson: LAB_LANG: unsupported language "fr"`) {
 		t.Fatalf("pane:\n%s", pane)
@@ -309,11 +311,11 @@ func firstWords(body string) string {
 // TestGoldenLessonPane80x24: the smallest comfortable terminal with the
 // lesson open at a section with a demo, under the reconcile sequence.
 func TestGoldenLessonPane80x24(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLessonModel(80, 24, clock, newFakeControls(), "4.4", "en")
 	sc := lifecycleScript()
 	m = fold(m, sc.Events())
-	clock.now = sc.Now().Add(300 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(300 * time.Millisecond))
 	m = pressSettled(t, m, "L")
 	m = pressSettled(t, m, ">")
 	m = pressSettled(t, m, ">")
@@ -322,11 +324,11 @@ func TestGoldenLessonPane80x24(t *testing.T) {
 
 // TestGoldenLessonPaneRussian120x40: the full layout, in Russian, scrolled.
 func TestGoldenLessonPaneRussian120x40(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLessonModel(120, 40, clock, newFakeControls(), "3.1", "ru")
 	sc := lifecycleScript()
 	m = fold(m, sc.Events())
-	clock.now = sc.Now().Add(300 * time.Millisecond)
+	clock.SetTime(sc.Now().Add(300 * time.Millisecond))
 	m = pressSettled(t, m, "L")
 	for i := 0; i < 5; i++ {
 		m = pressSettled(t, m, ">") // result: ctrl.Result and errors

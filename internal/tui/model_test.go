@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,7 +18,7 @@ import (
 )
 
 func TestSwitchKeysCycleTheOperatorSwitches(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
 	m := newLiveModel(120, 40, clock, fake)
 
@@ -61,7 +63,7 @@ func TestSwitchKeysCycleTheOperatorSwitches(t *testing.T) {
 }
 
 func TestSwitchTheLabDoesNotHaveIsNotOffered(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
 	fake.switches = fake.switches[:1] // a lab with only the requeue switch (like 3.1)
 	m := newLiveModel(120, 40, clock, fake)
@@ -79,7 +81,7 @@ func TestSwitchTheLabDoesNotHaveIsNotOffered(t *testing.T) {
 }
 
 func TestStepThroughPausesStepsAndResumes(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
 	m := newLiveModel(120, 40, clock, fake)
 
@@ -115,7 +117,7 @@ func TestStepThroughPausesStepsAndResumes(t *testing.T) {
 }
 
 func TestObjectActionsTargetTheSelectedObject(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
 	m := newLiveModel(120, 40, clock, fake)
 
@@ -148,7 +150,7 @@ func TestObjectActionsTargetTheSelectedObject(t *testing.T) {
 }
 
 func TestActionErrorsAreShown(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLiveModel(120, 40, clock, newFakeControls())
 	m = update(m, actionDoneMsg{what: "created object", err: errors.New("admission webhook said no")})
 	if !strings.Contains(m.View(), "created object failed: admission webhook said no") {
@@ -158,7 +160,7 @@ func TestActionErrorsAreShown(t *testing.T) {
 
 func TestQuitKeys(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
-		m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
+		m := newLiveModel(80, 24, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 		_, cmd := press(m, k)
 		if cmd == nil {
 			t.Fatalf("%s: no command", k)
@@ -170,7 +172,7 @@ func TestQuitKeys(t *testing.T) {
 }
 
 func TestLayoutAdaptsToTheTerminal(t *testing.T) {
-	m := newLiveModel(120, 40, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	cases := []struct {
 		w, h int
 		want layoutKind
@@ -203,7 +205,7 @@ func TestLayoutAdaptsToTheTerminal(t *testing.T) {
 }
 
 func TestTabCyclesTheSharedPane(t *testing.T) {
-	m := newLiveModel(80, 24, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(80, 24, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	var seen []pane
 	for i := 0; i < 4; i++ {
 		seen = append(seen, m.dash.activeTab())
@@ -216,7 +218,7 @@ func TestTabCyclesTheSharedPane(t *testing.T) {
 
 func TestEventsFoldIntoStateAndKeepListening(t *testing.T) {
 	ch := make(chan observe.Event, 16)
-	m := New(Options{Events: ch, Now: (&testClock{now: t0}).Now, Renderer: asciiRenderer()})
+	m := New(Options{Events: ch, Now: (clocktesting.NewFakePassiveClock(t0)).Now, Renderer: asciiRenderer()})
 	sc := synth.New("database", t0)
 	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "ADDED", 1))
 	for _, e := range sc.Events() {
@@ -245,7 +247,7 @@ func TestEventsFoldIntoStateAndKeepListening(t *testing.T) {
 }
 
 func TestStartupScreenShowsStepsThenTheDashboard(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := New(Options{Header: Header{Lab: "4.4"}, Startup: []string{"etcd", "kube-apiserver"}, Now: clock.Now, Renderer: asciiRenderer()})
 	m = update(m, StepDoneMsg{Step: "etcd", Took: 800 * time.Millisecond})
 	view := m.View()
@@ -265,7 +267,7 @@ func TestStartupScreenShowsStepsThenTheDashboard(t *testing.T) {
 }
 
 func TestEventFloodKeepsMemoryBounded(t *testing.T) {
-	m := newLiveModel(120, 40, &testClock{now: t0}, newFakeControls())
+	m := newLiveModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls())
 	sc := synth.New("database", t0)
 	for i := 0; i < 2000; i++ {
 		k := fmt.Sprintf("flood/db-%d", i%700)
@@ -291,12 +293,12 @@ func TestEventFloodKeepsMemoryBounded(t *testing.T) {
 }
 
 func TestPinningOlderReconciles(t *testing.T) {
-	clock := &testClock{now: t0}
+	clock := clocktesting.NewFakePassiveClock(t0)
 	m := newLiveModel(120, 40, clock, newFakeControls())
 	sc := synth.New("database", t0)
 	sc.DatabaseLifecycle("lab/db-1")
 	m = fold(m, sc.Events())
-	clock.now = sc.Now()
+	clock.SetTime(sc.Now())
 	n := m.State().ReconcileCount()
 	m, _ = press(m, "[")
 	m, _ = press(m, "[")
