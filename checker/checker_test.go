@@ -147,15 +147,15 @@ func expectResult(t *testing.T, r *checker.Report, id, status string, reasonPart
 func TestMixedSubmission(t *testing.T) {
 	lab := lab31(t)
 	dir := checkertest.Workspace(t, lab, true, map[string]string{
-		// Panics only for a missing Greeting, so the check that asks for
+		// Panics only for a missing HelloWorld, so the check that asks for
 		// one directly panics at once (a panic inside a controller's
 		// reconcile is recovered by controller-runtime).
 		"basics/reconciler.go": solutionWith(t, lab, "basics/reconciler.go",
 			"		return ctrl.Result{}, client.IgnoreNotFound(err)\n",
 			"		var missing map[string]int\n		missing[req.Name]++\n		return ctrl.Result{}, client.IgnoreNotFound(err)\n"),
 		"results/reconciler.go": solutionWith(t, lab, "results/reconciler.go",
-			"	ready, err := r.Dependency.Ready(ctx, &greeting)",
-			"	ready, err := r.Dependency.Ready(ctx, greeting)"),
+			"	ready, err := r.Dependency.Ready(ctx, &hello)",
+			"	ready, err := r.Dependency.Ready(ctx, hello)"),
 		"reads/mine_test.go":        "package reads\n\nimport \"testing\"\n\nfunc TestMine(t *testing.T) { t.Fatal(\"the learner's own failing test\") }\n",
 		"reads/main_test.go":        "package reads\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n",
 		"reads/reads_check_test.go": "package reads_test\n\nimport \"testing\"\n\nfunc TestCacheVersusAPIReads(t *testing.T) {}\n",

@@ -43,8 +43,8 @@ func NewCmdStart(streams *iostreams.IOStreams, runF func(*StartOptions) error) *
 default ./lab-LAB; an existing one is never changed). Then it brings up a
 control plane (reusing a running ` + "`lab env up`" + `), runs the
 lab's reference operator in a namespace of its own, creates a sample object
-(a HelloWorld for 3.1, a Database for 4.4; with --mine, the lab's own
-Greeting or Database) and opens a live terminal view:
+(a HelloWorld for 3.1, a Database for 4.4; with --mine, the same kind in
+the exercises' own API group) and opens a live terminal view:
 each reconcile as a sequence across Watch → Queue → Reconcile → Client → API,
 the work queue, each object's phases, retry delays, and the breaker, rate
 limiter and external system. Keys flip the operator's switches, change

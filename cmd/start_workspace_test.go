@@ -103,7 +103,7 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 
 // TestStartMineRunsTheLearnersController: `lab start 3.1 --mine` without a
 // terminal creates the workspace, builds the learner's (starter) results
-// controller from it, and prints its reconciles of the sample Greeting;
+// controller from it, and prints its reconciles of the sample HelloWorld;
 // the workspace is byte-identical afterwards.
 func TestStartMineRunsTheLearnersController(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -120,7 +120,7 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 		case code := <-done:
 			t.Fatalf("lab start --mine ended early: exit %d\nstderr:\n%s", code, errOut.String())
 		case <-ctx.Done():
-			t.Fatalf("no reconcile of the sample Greeting:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+			t.Fatalf("no reconcile of the sample HelloWorld:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if before == nil && strings.Contains(errOut.String(), "lab start: workspace") {
@@ -137,8 +137,8 @@ func TestStartMineRunsTheLearnersController(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(out.String(), "Greeting") {
-		t.Errorf("the stream never names a Greeting:\n%s", out.String())
+	if !strings.Contains(out.String(), "HelloWorld") {
+		t.Errorf("the stream never names a HelloWorld:\n%s", out.String())
 	}
 	if len(before) == 0 {
 		t.Fatal("the workspace was never seen before the controller ran")

@@ -22,7 +22,7 @@ func getLab(t *testing.T, id string) *labs.Lab {
 // TestSampleKindIsTheCRDsStorageVersion: the runner's sample kind comes
 // with the group and stored version of the lab's own CRD for it.
 func TestSampleKindIsTheCRDsStorageVersion(t *testing.T) {
-	for id, kind := range map[string]string{"3.1": "Greeting", "4.4": "Database"} {
+	for id, kind := range map[string]string{"3.1": "HelloWorld", "4.4": "Database"} {
 		lab := getLab(t, id)
 		gvk, err := lab.SampleKind()
 		if err != nil {
@@ -84,8 +84,13 @@ func TestSampleNewNumbersAndInvalidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg, _, _ := unstructured.NestedString(invalid.Object, "spec", "message"); msg != s.Invalid["message"] {
-		t.Errorf("invalid spec.message %q, want %q", msg, s.Invalid["message"])
+	for field, want := range s.Invalid {
+		if got, _, _ := unstructured.NestedFieldNoCopy(invalid.Object, "spec", field); got != want {
+			t.Errorf("invalid spec.%s %v, want %v", field, got, want)
+		}
+	}
+	if msg, _, _ := unstructured.NestedString(invalid.Object, "spec", "message"); s.Invalid["message"] == nil && msg != s.Spec["message"] {
+		t.Errorf("invalid spec.message %q, want the declared %q kept", msg, s.Spec["message"])
 	}
 
 	if _, err := getLab(t, "4.4").Runner.Sample.New(gvk, "ns", 1, true); err == nil {

@@ -74,6 +74,55 @@ func TestHelloWorldKeepsItsConfigMapInSync(t *testing.T) {
 	}
 }
 
+// TestHelloWorldSignatureIsReadFromTheAPIServer: the Secret spec.secretRef
+// names is read through the APIReader (source "api"), the HelloWorld and its
+// ConfigMap through the cache, and the signature lands in the ConfigMap — the
+// lesson's "cache vs API reads", as the live view shows it.
+func TestHelloWorldSignatureIsReadFromTheAPIServer(t *testing.T) {
+	t.Parallel()
+	env := optest.Start(t, optest.Options{Lab: operator.Lab31})
+	ctx := context.Background()
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: env.Namespace},
+		Data:       map[string][]byte{v1alpha1.SignatureKey: []byte("-- ada")},
+	}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	hw := &v1alpha1.HelloWorld{
+		ObjectMeta: metav1.ObjectMeta{Name: "signed", Namespace: env.Namespace},
+		Spec:       v1alpha1.HelloWorldSpec{Message: "hello", Count: 1, SecretRef: secret.Name},
+	}
+	if err := env.Client.Create(ctx, hw); err != nil {
+		t.Fatal(err)
+	}
+	events := env.WaitFor(t, waitLong, "Ready", func([]observe.Event) bool {
+		got := &v1alpha1.HelloWorld{}
+		if err := env.Client.Get(ctx, clientKey(env.Namespace, "signed"), got); err != nil {
+			return false
+		}
+		c := findCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(ctx, clientKey(env.Namespace, hello.ConfigMapName("signed")), cm); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data[v1alpha1.SignatureKey] != "-- ada" || cm.Data["message"] != "hello" {
+		t.Errorf("ConfigMap data = %v", cm.Data)
+	}
+	reads := map[string]int{}
+	for _, e := range events {
+		if e.Kind == observe.KindClient && e.Verb == "get" && e.Key == env.Namespace+"/signed" {
+			reads[e.Object+" from "+e.Source]++
+		}
+	}
+	if reads["Secret from "+observe.SourceAPI] == 0 || reads["Secret from "+observe.SourceCache] != 0 ||
+		reads["HelloWorld from "+observe.SourceCache] == 0 || reads["HelloWorld from "+observe.SourceAPI] != 0 {
+		t.Errorf("reads by source = %v, want the HelloWorld from the cache and the Secret from the API server\n%s", reads, optest.Dump(events))
+	}
+}
+
 func TestHelloWorldCountAboveTenIsATerminalError(t *testing.T) {
 	t.Parallel()
 	env := optest.Start(t, optest.Options{Lab: operator.Lab31, Set: "requeue=error"})

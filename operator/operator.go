@@ -77,7 +77,8 @@ type Operator struct {
 // layer: an observed work queue (controller.Options.NewQueue), observed watch
 // handlers for the primary and owned kinds, an observed reconciler (with
 // Gate) and a client that reports every call (reads from the manager's
-// cache: source "cache"). For lab 4.4 it also registers the workload
+// cache: source "cache"); the 3.1 controller also gets the manager's
+// APIReader, observed (source "api"), for the Secrets it does not watch. For lab 4.4 it also registers the workload
 // simulator. The manager's scheme must include this operator's API (use
 // operator/scheme.New). Call it before mgr.Start.
 func New(mgr ctrl.Manager, opts Options) (*Operator, error) {
@@ -105,7 +106,8 @@ func New(mgr ctrl.Manager, opts Options) (*Operator, error) {
 	switch opts.Lab {
 	case Lab31:
 		op.Hello = &hello.Reconciler{
-			Client: observedClient, Scheme: mgr.GetScheme(), Switches: sw, Dependency: ext, Emitter: em,
+			Client: observedClient, APIReader: observe.Reader(em, mgr.GetAPIReader()),
+			Scheme: mgr.GetScheme(), Switches: sw, Dependency: ext, Emitter: em,
 		}
 		c.Name, c.For, c.Owns, c.Reconciler = hello.ControllerName, &v1alpha1.HelloWorld{}, []client.Object{&corev1.ConfigMap{}}, op.Hello
 	case Lab44:

@@ -29,7 +29,7 @@ func TestCreateWritesStarterAndNeverOverwrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go.mod", "go.sum", "README.md", "manager/manager.go", "api/v1alpha1/greeting_types.go", "config/crd/learn.operator-lab.dev_greetings.yaml"} {
+	for _, want := range []string{"go.mod", "go.sum", "README.md", "manager/manager.go", "api/v1alpha1/helloworld_types.go", "api/v1alpha1/groupversion_info.go", "config/crd/learn.operator-lab.dev_helloworlds.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("workspace lacks %s: %v", want, err)
 		}

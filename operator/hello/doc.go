@@ -11,6 +11,10 @@
 //   - a dependency that is not ready yet (the simulated external system) is
 //     reported the way the requeue switch says — returned error,
 //     Requeue: true, RequeueAfter or TerminalError — so each can be watched;
+//   - reads come from the manager's cache (the HelloWorld, its ConfigMap),
+//     except the one unwatched object: the Secret spec.secretRef names,
+//     read through the APIReader (a cached read would start an informer on
+//     every Secret), whose "signature" key is copied into the ConfigMap;
 //   - a spec that can never work (count above 10) is a permanent error:
 //     reconcile.TerminalError, no retries.
 //

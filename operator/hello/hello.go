@@ -39,7 +39,12 @@ type Dependency interface {
 type Reconciler struct {
 	// Client should read from the manager's cache (mgr.GetClient(), wrapped by
 	// observe.Client to report every call).
-	Client     client.Client
+	Client client.Client
+	// APIReader reads straight from the API server (mgr.GetAPIReader(),
+	// wrapped by observe.Reader): for the Secret a spec.secretRef names.
+	// Secrets are not watched, and a cached read would start an informer on
+	// every Secret the operator may see.
+	APIReader  client.Reader
 	Scheme     *runtime.Scheme
 	Switches   *switches.Switches
 	Dependency Dependency
@@ -66,6 +71,7 @@ func Render(spec v1alpha1.HelloWorldSpec) map[string]string {
 // +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=helloworlds,verbs=get;list;watch
 // +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=helloworlds/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
 // Reconcile brings the HelloWorld's ConfigMap and status in line with its spec.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -106,9 +112,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	conds.Set(list, gen, v1alpha1.ConditionDependencyAvailable, metav1.ConditionTrue, v1alpha1.ReasonAvailable, "health check passed")
 
+	signature, err := r.signature(ctx, hw)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(hw.Name), Namespace: hw.Namespace}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
 		cm.Data = Render(hw.Spec)
+		if hw.Spec.SecretRef != "" {
+			cm.Data[v1alpha1.SignatureKey] = signature
+		}
 		return controllerutil.SetControllerReference(hw, cm, r.Scheme)
 	}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("sync ConfigMap %s: %w", cm.Name, err)
@@ -119,6 +132,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	conds.Set(list, gen, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReconciled, "ConfigMap "+cm.Name+" is in sync")
 	conds.Clear(list, gen, v1alpha1.ConditionFailed, v1alpha1.ReasonRecovered, "reconciled again")
 	return reconcile.Result{}, r.persist(ctx, hw, before, &conds)
+}
+
+// signature reads the signature from the Secret spec.secretRef names, if
+// any, through the APIReader: one request, and no informer on Secrets. A
+// missing Secret is an error: Secrets are not watched, so only a retry will
+// notice it once it is created.
+func (r *Reconciler) signature(ctx context.Context, hw *v1alpha1.HelloWorld) (string, error) {
+	if hw.Spec.SecretRef == "" {
+		return "", nil
+	}
+	var secret corev1.Secret
+	key := client.ObjectKey{Namespace: hw.Namespace, Name: hw.Spec.SecretRef}
+	if err := r.APIReader.Get(ctx, key, &secret); err != nil {
+		return "", fmt.Errorf("read Secret %s: %w", key.Name, err)
+	}
+	return string(secret.Data[v1alpha1.SignatureKey]), nil
 }
 
 // persist writes the status if it changed and then reports the changed

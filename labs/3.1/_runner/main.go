@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -36,8 +35,9 @@ const (
 // retryAfter is what the rate-limited service asks for.
 const retryAfter = 10 * time.Second
 
-// world is the dependency and the message service. A message containing
-// "reject" is always refused for good.
+// world is the dependency and the message service. Like the reference
+// operator, the service refuses for good a greeting repeated more than
+// MaxHelloCount times (the live view's invalid sample has count 11).
 type world struct {
 	mode runkit.Setting
 	em   observe.Emitter
@@ -53,7 +53,7 @@ func (w *world) answer(ctx context.Context, op string, err error) error {
 	return err
 }
 
-func (w *world) Ready(ctx context.Context, _ *learnv1alpha1.Greeting) (bool, error) {
+func (w *world) Ready(ctx context.Context, _ *learnv1alpha1.HelloWorld) (bool, error) {
 	switch w.mode.Get() {
 	case failing:
 		return false, w.answer(ctx, "dependency", errors.New("dependency check: connection refused"))
@@ -63,10 +63,10 @@ func (w *world) Ready(ctx context.Context, _ *learnv1alpha1.Greeting) (bool, err
 	return true, w.answer(ctx, "dependency", nil)
 }
 
-func (w *world) Send(ctx context.Context, g *learnv1alpha1.Greeting) error {
+func (w *world) Send(ctx context.Context, g *learnv1alpha1.HelloWorld) error {
 	switch {
-	case strings.Contains(strings.ToLower(g.Spec.Message), "reject"):
-		return w.answer(ctx, "send", fmt.Errorf("%q: %w", g.Spec.Message, results.ErrRejected))
+	case g.Spec.Count > learnv1alpha1.MaxHelloCount:
+		return w.answer(ctx, "send", fmt.Errorf("count %d, at most %d: %w", g.Spec.Count, learnv1alpha1.MaxHelloCount, results.ErrRejected))
 	case w.mode.Get() == rateLimited:
 		return w.answer(ctx, "send", &results.RateLimitedError{RetryAfter: retryAfter})
 	}
@@ -88,12 +88,12 @@ func main() {
 			}
 			// Watches rather than For, so the watch events are seen too.
 			return ctrl.NewControllerManagedBy(mgr).
-				Named("greeting").
-				Watches(&learnv1alpha1.Greeting{},
-					k.Handler("greeting", &learnv1alpha1.Greeting{}, &handler.EnqueueRequestForObject{}),
+				Named("helloworld").
+				Watches(&learnv1alpha1.HelloWorld{},
+					k.Handler("helloworld", &learnv1alpha1.HelloWorld{}, &handler.EnqueueRequestForObject{}),
 					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 				WithOptions(k.ControllerOptions()).
-				Complete(k.Reconciler("greeting", r))
+				Complete(k.Reconciler("helloworld", r))
 		},
 	})
 	if err != nil {

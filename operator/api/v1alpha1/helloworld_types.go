@@ -9,6 +9,11 @@ import (
 // lab 3.1 uses it to show a permanent error (TerminalError) in action.
 const MaxHelloCount = 10
 
+// SignatureKey is the key, in the Secret a HelloWorld's spec.secretRef
+// names, whose value signs the greeting (written to the ConfigMap under the
+// same key).
+const SignatureKey = "signature"
+
 // HelloWorldSpec is what the user asks for.
 type HelloWorldSpec struct {
 	// Message is the greeting written into the ConfigMap.
@@ -21,6 +26,12 @@ type HelloWorldSpec struct {
 	// +kubebuilder:default=1
 	// +optional
 	Count int32 `json:"count,omitempty"`
+
+	// SecretRef names a Secret in the same namespace whose "signature" key
+	// signs the greeting. Secrets are not watched: the controller reads this
+	// one straight from the API server.
+	// +optional
+	SecretRef string `json:"secretRef,omitempty"`
 }
 
 // HelloWorldStatus is what the controller observed and did.

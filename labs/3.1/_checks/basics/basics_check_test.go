@@ -28,15 +28,15 @@ func newScheme() *runtime.Scheme {
 	return scheme
 }
 
-func newGreeting(ns string) *learnv1alpha1.Greeting {
-	return &learnv1alpha1.Greeting{
+func newHelloWorld(ns string) *learnv1alpha1.HelloWorld {
+	return &learnv1alpha1.HelloWorld{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(checkkit.Pick("hello", "welcome", "hi")), Namespace: ns},
-		Spec:       learnv1alpha1.GreetingSpec{Message: checkkit.Name(checkkit.Pick("hi", "bonjour", "hola"))},
+		Spec:       learnv1alpha1.HelloWorldSpec{Message: checkkit.Name(checkkit.Pick("hi", "bonjour", "hola"))},
 	}
 }
 
 // startController runs the learner's reconciler as a controller for
-// Greetings and the ConfigMaps they own, observed.
+// HelloWorlds and the ConfigMaps they own, observed.
 func startController(t *testing.T, obs *cluster.Observer) (client.Client, string) {
 	cfg := cluster.Config(t)
 	scheme := newScheme()
@@ -45,11 +45,11 @@ func startController(t *testing.T, obs *cluster.Observer) (client.Client, string
 	cluster.StartManager(t, cfg, scheme, ns, func(mgr ctrl.Manager) error {
 		r := &basics.Reconciler{Client: observe.Client(obs.Bus, mgr.GetClient())}
 		return ctrl.NewControllerManagedBy(mgr).
-			Named("greeting").
-			For(&learnv1alpha1.Greeting{}).
+			Named("helloworld").
+			For(&learnv1alpha1.HelloWorld{}).
 			Owns(&corev1.ConfigMap{}).
 			WithOptions(obs.QueueOptions()).
-			Complete(observe.Reconciler(obs.Bus, "greeting", nil, r))
+			Complete(observe.Reconciler(obs.Bus, "helloworld", nil, r))
 	})
 	return c, ns
 }
@@ -73,47 +73,47 @@ func TestConfigMapInSync(t *testing.T) {
 	ctx := context.Background()
 	obs := cluster.Observe(t)
 	c, ns := startController(t, obs)
-	greeting := newGreeting(ns)
-	if err := c.Create(ctx, greeting); err != nil {
-		t.Fatalf("create Greeting: %v", err)
+	hello := newHelloWorld(ns)
+	if err := c.Create(ctx, hello); err != nil {
+		t.Fatalf("create HelloWorld: %v", err)
 	}
-	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(greeting)}
+	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(hello)}
 
 	t.Run("created with the message", func(t *testing.T) {
-		waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+		waitForConfigMap(t, c, cmKey, hello.Spec.Message)
 	})
 
-	t.Run("owned by its Greeting", func(t *testing.T) {
-		cm := waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+	t.Run("owned by its HelloWorld", func(t *testing.T) {
+		cm := waitForConfigMap(t, c, cmKey, hello.Spec.Message)
 		owner := metav1.GetControllerOf(cm)
 		switch {
 		case owner == nil:
-			checkkit.Expect(t, "the ConfigMap to have the Greeting as controller owner (SetControllerReference)", "no controller owner reference")
-		case owner.UID != greeting.UID || owner.Kind != "Greeting":
-			checkkit.Expect(t, "the controller owner to be Greeting %s", fmt.Sprintf("%s %s", owner.Kind, owner.Name), greeting.Name)
+			checkkit.Expect(t, "the ConfigMap to have the HelloWorld as controller owner (SetControllerReference)", "no controller owner reference")
+		case owner.UID != hello.UID || owner.Kind != "HelloWorld":
+			checkkit.Expect(t, "the controller owner to be HelloWorld %s", fmt.Sprintf("%s %s", owner.Kind, owner.Name), hello.Name)
 		}
 	})
 
 	t.Run("updated when the message changes", func(t *testing.T) {
-		var latest learnv1alpha1.Greeting
-		if err := c.Get(ctx, client.ObjectKeyFromObject(greeting), &latest); err != nil {
-			t.Fatalf("get Greeting: %v", err)
+		var latest learnv1alpha1.HelloWorld
+		if err := c.Get(ctx, client.ObjectKeyFromObject(hello), &latest); err != nil {
+			t.Fatalf("get HelloWorld: %v", err)
 		}
 		latest.Spec.Message = checkkit.Name("changed")
 		if err := c.Update(ctx, &latest); err != nil {
-			t.Fatalf("update Greeting: %v", err)
+			t.Fatalf("update HelloWorld: %v", err)
 		}
 		waitForConfigMap(t, c, cmKey, latest.Spec.Message)
-		greeting = &latest
+		hello = &latest
 	})
 
 	t.Run("repaired when someone edits it", func(t *testing.T) {
-		cm := waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+		cm := waitForConfigMap(t, c, cmKey, hello.Spec.Message)
 		cm.Data["message"] = "tampered"
 		if err := c.Update(ctx, cm); err != nil {
 			t.Fatalf("edit ConfigMap: %v", err)
 		}
-		waitForConfigMap(t, c, cmKey, greeting.Spec.Message)
+		waitForConfigMap(t, c, cmKey, hello.Spec.Message)
 	})
 }
 
@@ -121,28 +121,28 @@ func TestDeletedGreeting(t *testing.T) {
 	ctx := context.Background()
 	obs := cluster.Observe(t)
 	c, ns := startController(t, obs)
-	greeting := newGreeting(ns)
-	key := ns + "/" + greeting.Name
+	hello := newHelloWorld(ns)
+	key := ns + "/" + hello.Name
 
-	t.Run("a Greeting that never existed", func(t *testing.T) {
+	t.Run("a HelloWorld that never existed", func(t *testing.T) {
 		r := &basics.Reconciler{Client: c}
 		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: checkkit.Name("gone")}})
 		if err != nil || !res.IsZero() {
-			checkkit.Expect(t, "Reconcile of a missing Greeting to return ctrl.Result{} and no error",
+			checkkit.Expect(t, "Reconcile of a missing HelloWorld to return ctrl.Result{} and no error",
 				fmt.Sprintf("%+v and error %v", res, err))
 		}
 	})
 
-	t.Run("deleting a Greeting causes no error retries", func(t *testing.T) {
-		if err := c.Create(ctx, greeting); err != nil {
-			t.Fatalf("create Greeting: %v", err)
+	t.Run("deleting a HelloWorld causes no error retries", func(t *testing.T) {
+		if err := c.Create(ctx, hello); err != nil {
+			t.Fatalf("create HelloWorld: %v", err)
 		}
 		obs.WaitFor(t, "a first reconcile of "+key, func(events []observe.Event) bool {
 			return len(cluster.OfKind(cluster.ForKey(events, key), observe.KindQueueDone)) > 0
 		}, func(events []observe.Event) string { return cluster.Describe(cluster.ForKey(events, key)) })
 		before := len(obs.Events())
-		if err := c.Delete(ctx, greeting); err != nil {
-			t.Fatalf("delete Greeting: %v", err)
+		if err := c.Delete(ctx, hello); err != nil {
+			t.Fatalf("delete HelloWorld: %v", err)
 		}
 		after := func(events []observe.Event) []observe.Event { return cluster.ForKey(events[before:], key) }
 		events := obs.WaitFor(t, "a reconcile after the deletion", func(events []observe.Event) bool {
@@ -150,7 +150,7 @@ func TestDeletedGreeting(t *testing.T) {
 		}, func(events []observe.Event) string { return cluster.Describe(after(events)) })
 		for _, e := range after(events) {
 			if e.Kind == observe.KindQueueAddRateLimited || (e.Kind == observe.KindReconcileEnd && e.Result == observe.ResultError) {
-				checkkit.Expect(t, "the deleted Greeting to be done with (client.IgnoreNotFound)",
+				checkkit.Expect(t, "the deleted HelloWorld to be done with (client.IgnoreNotFound)",
 					cluster.Describe(cluster.OfKind(after(events), observe.KindReconcileEnd, observe.KindQueueAddRateLimited)))
 			}
 		}
@@ -167,19 +167,19 @@ func TestReconcileIsIdempotent(t *testing.T) {
 	c := cluster.Client(t, cfg, scheme)
 	ns := cluster.Namespace(t, c)
 	mgr := cluster.StartManager(t, cfg, scheme, ns, func(ctrl.Manager) error { return nil })
-	greeting := newGreeting(ns)
-	if err := c.Create(ctx, greeting); err != nil {
-		t.Fatalf("create Greeting: %v", err)
+	hello := newHelloWorld(ns)
+	if err := c.Create(ctx, hello); err != nil {
+		t.Fatalf("create HelloWorld: %v", err)
 	}
 	r := &basics.Reconciler{Client: observe.Client(obs.Bus, mgr.GetClient())}
-	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(greeting)}
-	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(greeting)}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hello)}
+	cmKey := types.NamespacedName{Namespace: ns, Name: basics.ConfigMapName(hello)}
 
 	reconcile := func(t *testing.T, i, n int, message string) {
 		t.Helper()
 		var err error
-		checkkit.Eventually(t, "the Greeting in the cache", func() error {
-			var g learnv1alpha1.Greeting
+		checkkit.Eventually(t, "the HelloWorld in the cache", func() error {
+			var g learnv1alpha1.HelloWorld
 			if err := mgr.GetClient().Get(ctx, req.NamespacedName, &g); err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func TestReconcileIsIdempotent(t *testing.T) {
 	n := checkkit.Between(4, 7)
 	t.Run(fmt.Sprintf("%d reconciles create one ConfigMap", n), func(t *testing.T) {
 		for i := 1; i <= n; i++ {
-			reconcile(t, i, n, greeting.Spec.Message)
+			reconcile(t, i, n, hello.Spec.Message)
 		}
 		if creates := writes("create"); len(creates) != 1 {
 			checkkit.Expect(t, "1 create of the ConfigMap after %d reconciles", fmt.Sprintf("%d", len(creates)), n)
@@ -220,13 +220,13 @@ func TestReconcileIsIdempotent(t *testing.T) {
 	})
 
 	t.Run("a changed message updates it once", func(t *testing.T) {
-		var latest learnv1alpha1.Greeting
+		var latest learnv1alpha1.HelloWorld
 		if err := c.Get(ctx, req.NamespacedName, &latest); err != nil {
-			t.Fatalf("get Greeting: %v", err)
+			t.Fatalf("get HelloWorld: %v", err)
 		}
 		latest.Spec.Message = checkkit.Name("changed")
 		if err := c.Update(ctx, &latest); err != nil {
-			t.Fatalf("update Greeting: %v", err)
+			t.Fatalf("update HelloWorld: %v", err)
 		}
 		before := len(writes("update", "patch"))
 		reconcile(t, 1, 2, latest.Spec.Message)

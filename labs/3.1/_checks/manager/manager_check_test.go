@@ -45,7 +45,7 @@ func TestManager(t *testing.T) {
 		checkkit.Expect(t, "manager.New to build a manager", fmt.Sprintf("error %q", err))
 	}
 	obs := cluster.Observe(t)
-	r := &manager.GreetingReconciler{Client: mgr.GetClient()}
+	r := &manager.HelloWorldReconciler{Client: mgr.GetClient()}
 	if err := r.SetupWithManager(mgr, obs.QueueOptions()); err != nil {
 		checkkit.Expect(t, "SetupWithManager to register the controller", fmt.Sprintf("error %q", err))
 	}
@@ -89,23 +89,23 @@ func TestManager(t *testing.T) {
 		})
 	})
 
-	greeting := &learnv1alpha1.Greeting{
+	hello := &learnv1alpha1.HelloWorld{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("hello"), Namespace: ns},
-		Spec:       learnv1alpha1.GreetingSpec{Message: checkkit.Pick("hi", "hello", "good morning", "salut") + " " + checkkit.Name("to")},
+		Spec:       learnv1alpha1.HelloWorldSpec{Message: checkkit.Pick("hi", "hello", "good morning", "salut") + " " + checkkit.Name("to")},
 	}
-	key := ns + "/" + greeting.Name
-	cmKey := types.NamespacedName{Namespace: ns, Name: greeting.Name + "-greeting"}
+	key := ns + "/" + hello.Name
+	cmKey := types.NamespacedName{Namespace: ns, Name: hello.Name + "-greeting"}
 
-	t.Run("reconciles a created Greeting", func(t *testing.T) {
-		if err := c.Create(ctx, greeting); err != nil {
-			t.Fatalf("create Greeting: %v", err)
+	t.Run("reconciles a created HelloWorld", func(t *testing.T) {
+		if err := c.Create(ctx, hello); err != nil {
+			t.Fatalf("create HelloWorld: %v", err)
 		}
-		checkkit.Eventually(t, fmt.Sprintf("ConfigMap %s with the Greeting's message", cmKey), func() error {
+		checkkit.Eventually(t, fmt.Sprintf("ConfigMap %s with the HelloWorld's message", cmKey), func() error {
 			var cm corev1.ConfigMap
 			if err := c.Get(ctx, cmKey, &cm); err != nil {
 				return fmt.Errorf("no ConfigMap (%v)", err)
 			}
-			if cm.Data["message"] != greeting.Spec.Message {
+			if cm.Data["message"] != hello.Spec.Message {
 				return fmt.Errorf("message %q", cm.Data["message"])
 			}
 			return nil
@@ -118,29 +118,29 @@ func TestManager(t *testing.T) {
 
 	t.Run("watches only its namespace", func(t *testing.T) {
 		elsewhere := cluster.Namespace(t, c)
-		other := &learnv1alpha1.Greeting{
+		other := &learnv1alpha1.HelloWorld{
 			ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("elsewhere"), Namespace: elsewhere},
-			Spec:       learnv1alpha1.GreetingSpec{Message: "not for this manager"},
+			Spec:       learnv1alpha1.HelloWorldSpec{Message: "not for this manager"},
 		}
 		if err := c.Create(ctx, other); err != nil {
-			t.Fatalf("create Greeting: %v", err)
+			t.Fatalf("create HelloWorld: %v", err)
 		}
-		// A Greeting created after it in the watched namespace is a marker:
+		// A HelloWorld created after it in the watched namespace is a marker:
 		// once that one is reconciled, the other would have been too.
-		marker := &learnv1alpha1.Greeting{
+		marker := &learnv1alpha1.HelloWorld{
 			ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("marker"), Namespace: ns},
-			Spec:       learnv1alpha1.GreetingSpec{Message: "marker"},
+			Spec:       learnv1alpha1.HelloWorldSpec{Message: "marker"},
 		}
 		if err := c.Create(ctx, marker); err != nil {
-			t.Fatalf("create Greeting: %v", err)
+			t.Fatalf("create HelloWorld: %v", err)
 		}
-		obs.WaitFor(t, "the Greeting in the watched namespace to be reconciled", func(events []observe.Event) bool {
+		obs.WaitFor(t, "the HelloWorld in the watched namespace to be reconciled", func(events []observe.Event) bool {
 			return len(cluster.OfKind(cluster.ForKey(events, ns+"/"+marker.Name), observe.KindQueueDone)) > 0
 		}, func(events []observe.Event) string {
 			return cluster.Describe(cluster.ForKey(events, ns+"/"+marker.Name))
 		})
 		if seen := cluster.ForKey(obs.Events(), elsewhere+"/"+other.Name); len(seen) > 0 {
-			checkkit.Expect(t, "no reconcile of a Greeting outside Config.Namespace (cache.Options.DefaultNamespaces)",
+			checkkit.Expect(t, "no reconcile of a HelloWorld outside Config.Namespace (cache.Options.DefaultNamespaces)",
 				cluster.Describe(seen))
 		}
 	})

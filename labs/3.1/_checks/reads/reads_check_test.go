@@ -35,11 +35,11 @@ func TestCacheVersusAPIReads(t *testing.T) {
 			APIReader: observe.Reader(obs.Bus, mgr.GetAPIReader()),
 		}
 		return ctrl.NewControllerManagedBy(mgr).
-			Named("greeting").
-			For(&learnv1alpha1.Greeting{}).
+			Named("helloworld").
+			For(&learnv1alpha1.HelloWorld{}).
 			Owns(&corev1.ConfigMap{}).
 			WithOptions(obs.QueueOptions()).
-			Complete(observe.Reconciler(obs.Bus, "greeting", nil, r))
+			Complete(observe.Reconciler(obs.Bus, "helloworld", nil, r))
 	})
 
 	signature := checkkit.Name(checkkit.Pick("-- ada", "-- linus", "-- grace"))
@@ -50,30 +50,30 @@ func TestCacheVersusAPIReads(t *testing.T) {
 	if err := c.Create(ctx, secret); err != nil {
 		t.Fatalf("create Secret: %v", err)
 	}
-	greeting := &learnv1alpha1.Greeting{
+	hello := &learnv1alpha1.HelloWorld{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("signed"), Namespace: ns},
-		Spec:       learnv1alpha1.GreetingSpec{Message: checkkit.Name("hello"), SecretRef: secret.Name},
+		Spec:       learnv1alpha1.HelloWorldSpec{Message: checkkit.Name("hello"), SecretRef: secret.Name},
 	}
-	if err := c.Create(ctx, greeting); err != nil {
-		t.Fatalf("create Greeting: %v", err)
+	if err := c.Create(ctx, hello); err != nil {
+		t.Fatalf("create HelloWorld: %v", err)
 	}
-	key := ns + "/" + greeting.Name
+	key := ns + "/" + hello.Name
 
 	t.Run("writes the signed message", func(t *testing.T) {
-		cmKey := types.NamespacedName{Namespace: ns, Name: reads.ConfigMapName(greeting)}
+		cmKey := types.NamespacedName{Namespace: ns, Name: reads.ConfigMapName(hello)}
 		checkkit.Eventually(t, fmt.Sprintf("ConfigMap %s with the message and signature %q", cmKey, signature), func() error {
 			var cm corev1.ConfigMap
 			if err := c.Get(ctx, cmKey, &cm); err != nil {
 				return fmt.Errorf("no ConfigMap (%v)", err)
 			}
-			if cm.Data["message"] != greeting.Spec.Message || cm.Data[reads.SignatureKey] != signature {
+			if cm.Data["message"] != hello.Spec.Message || cm.Data[reads.SignatureKey] != signature {
 				return fmt.Errorf("data %v", cm.Data)
 			}
 			return nil
 		})
 	})
 
-	// The reads of every reconcile of this Greeting so far.
+	// The reads of every reconcile of this HelloWorld so far.
 	obs.WaitFor(t, "a finished reconcile of "+key, func(events []observe.Event) bool {
 		return len(cluster.OfKind(cluster.ForKey(events, key), observe.KindReconcileEnd)) > 0
 	}, func(events []observe.Event) string { return cluster.Describe(cluster.ForKey(events, key)) })
@@ -89,13 +89,13 @@ func TestCacheVersusAPIReads(t *testing.T) {
 		}
 	}
 
-	t.Run("reads the watched Greeting from the cache", func(t *testing.T) {
-		if n := len(fromAPI["Greeting"]); n > 0 {
-			checkkit.Expect(t, "Greeting reads from the cache (Client): it is watched, so the cache has it",
-				fmt.Sprintf("%d read(s) from the API server: %s", n, cluster.Describe(fromAPI["Greeting"])))
+	t.Run("reads the watched HelloWorld from the cache", func(t *testing.T) {
+		if n := len(fromAPI["HelloWorld"]); n > 0 {
+			checkkit.Expect(t, "HelloWorld reads from the cache (Client): it is watched, so the cache has it",
+				fmt.Sprintf("%d read(s) from the API server: %s", n, cluster.Describe(fromAPI["HelloWorld"])))
 		}
-		if len(fromCache["Greeting"]) == 0 {
-			checkkit.Expect(t, "the Greeting read through Client", "no such read")
+		if len(fromCache["HelloWorld"]) == 0 {
+			checkkit.Expect(t, "the HelloWorld read through Client", "no such read")
 		}
 		if n := len(fromAPI["ConfigMap"]); n > 0 {
 			checkkit.Expect(t, "ConfigMap reads from the cache (Client): owned ConfigMaps are watched",

@@ -25,7 +25,7 @@ import (
 	"example.com/lab31/results"
 )
 
-// world is the fake dependency and sender, answering per Greeting name.
+// world is the fake dependency and sender, answering per HelloWorld name.
 type world struct {
 	mu       sync.Mutex
 	notReady map[string]bool
@@ -33,7 +33,7 @@ type world struct {
 	sendErr  map[string]error
 }
 
-func (w *world) Ready(_ context.Context, g *learnv1alpha1.Greeting) (bool, error) {
+func (w *world) Ready(_ context.Context, g *learnv1alpha1.HelloWorld) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.depErr[g.Name]; err != nil {
@@ -42,13 +42,13 @@ func (w *world) Ready(_ context.Context, g *learnv1alpha1.Greeting) (bool, error
 	return !w.notReady[g.Name], nil
 }
 
-func (w *world) Send(_ context.Context, g *learnv1alpha1.Greeting) error {
+func (w *world) Send(_ context.Context, g *learnv1alpha1.HelloWorld) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.sendErr[g.Name]
 }
 
-// scenario is one Greeting and what the queue must do after its first reconcile.
+// scenario is one HelloWorld and what the queue must do after its first reconcile.
 type scenario struct {
 	name    string
 	greet   string
@@ -81,7 +81,7 @@ func TestChoosingTheResult(t *testing.T) {
 			requeue: "queue.add_rate_limited", result: observe.ResultError},
 		{name: "message rejected (permanent error)",
 			setup: func(w *world, n string) {
-				w.sendErr[n] = fmt.Errorf("greeting %s: %w", n, results.ErrRejected)
+				w.sendErr[n] = fmt.Errorf("hello %s: %w", n, results.ErrRejected)
 			},
 			requeue: "no requeue", result: observe.ResultTerminal,
 			condStatus: "False", condReason: results.ReasonRejected},
@@ -106,10 +106,10 @@ func TestChoosingTheResult(t *testing.T) {
 			DependencyRetry: dependencyRetry,
 		}
 		return ctrl.NewControllerManagedBy(mgr).
-			Named("greeting").
-			For(&learnv1alpha1.Greeting{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Named("helloworld").
+			For(&learnv1alpha1.HelloWorld{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			WithOptions(obs.QueueOptions()).
-			Complete(observe.Reconciler(obs.Bus, "greeting", nil, r))
+			Complete(observe.Reconciler(obs.Bus, "helloworld", nil, r))
 	})
 
 	for i := range scenarios {
@@ -118,12 +118,12 @@ func TestChoosingTheResult(t *testing.T) {
 		if s.setup != nil {
 			s.setup(w, s.greet)
 		}
-		g := &learnv1alpha1.Greeting{
+		g := &learnv1alpha1.HelloWorld{
 			ObjectMeta: metav1.ObjectMeta{Name: s.greet, Namespace: ns},
-			Spec:       learnv1alpha1.GreetingSpec{Message: checkkit.Name("msg")},
+			Spec:       learnv1alpha1.HelloWorldSpec{Message: checkkit.Name("msg")},
 		}
 		if err := c.Create(ctx, g); err != nil {
-			t.Fatalf("create Greeting: %v", err)
+			t.Fatalf("create HelloWorld: %v", err)
 		}
 	}
 
@@ -176,12 +176,12 @@ func firstDecision(t *testing.T, obs *cluster.Observer, key string) (observe.Eve
 	return end, requeue
 }
 
-// checkCondition expects the Greeting's persisted Delivered condition.
+// checkCondition expects the HelloWorld's persisted Delivered condition.
 func checkCondition(t *testing.T, c client.Client, key types.NamespacedName, status, reason string) {
 	t.Helper()
-	var g learnv1alpha1.Greeting
+	var g learnv1alpha1.HelloWorld
 	if err := c.Get(context.Background(), key, &g); err != nil {
-		t.Fatalf("get Greeting: %v", err)
+		t.Fatalf("get HelloWorld: %v", err)
 	}
 	cond := meta.FindStatusCondition(g.Status.Conditions, results.ConditionDelivered)
 	switch {

@@ -9,13 +9,13 @@ import (
 	learnv1alpha1 "example.com/lab31/api/v1alpha1"
 )
 
-// Dependency tells whether something a Greeting needs (say, the mail
+// Dependency tells whether something a HelloWorld needs (say, the mail
 // relay it is sent through) is ready yet.
 type Dependency interface {
-	Ready(ctx context.Context, greeting *learnv1alpha1.Greeting) (bool, error)
+	Ready(ctx context.Context, hello *learnv1alpha1.HelloWorld) (bool, error)
 }
 
-// Sender delivers a Greeting to an external service.
+// Sender delivers a HelloWorld to an external service.
 //
 // Send's errors tell what kind of failure it was:
 //   - errors.Is(err, ErrRejected): the service will never accept this
@@ -24,7 +24,7 @@ type Dependency interface {
 //     when to try again.
 //   - anything else: a transient failure (timeout, connection reset).
 type Sender interface {
-	Send(ctx context.Context, greeting *learnv1alpha1.Greeting) error
+	Send(ctx context.Context, hello *learnv1alpha1.HelloWorld) error
 }
 
 // ErrRejected is a permanent failure: the message is not acceptable.

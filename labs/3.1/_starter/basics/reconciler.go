@@ -14,36 +14,36 @@ import (
 	learnv1alpha1 "example.com/lab31/api/v1alpha1"
 )
 
-// ConfigMapName is the name of the ConfigMap that holds a Greeting's message.
-func ConfigMapName(greeting *learnv1alpha1.Greeting) string {
-	return greeting.Name + "-greeting"
+// ConfigMapName is the name of the ConfigMap that holds a HelloWorld's message.
+func ConfigMapName(hello *learnv1alpha1.HelloWorld) string {
+	return hello.Name + "-greeting"
 }
 
-// Reconciler keeps, for every Greeting, a ConfigMap owned by it whose
+// Reconciler keeps, for every HelloWorld, a ConfigMap owned by it whose
 // "message" key holds spec.message.
 type Reconciler struct {
 	Client client.Client
 }
 
-// Reconcile brings the Greeting's ConfigMap in line with the Greeting.
+// Reconcile brings the HelloWorld's ConfigMap in line with the HelloWorld.
 //
 // This first draft works once, on a fresh cluster. Make it correct.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var greeting learnv1alpha1.Greeting
-	if err := r.Client.Get(ctx, req.NamespacedName, &greeting); err != nil {
-		// TODO(lab): a Greeting deleted after its event was queued is not a
+	var hello learnv1alpha1.HelloWorld
+	if err := r.Client.Get(ctx, req.NamespacedName, &hello); err != nil {
+		// TODO(lab): a HelloWorld deleted after its event was queued is not a
 		// failure: returning this error retries it forever with backoff.
-		return ctrl.Result{}, fmt.Errorf("get Greeting: %w", err)
+		return ctrl.Result{}, fmt.Errorf("get HelloWorld: %w", err)
 	}
 
 	// TODO(lab): this creates on every reconcile (the second one fails with
 	// AlreadyExists), never updates a changed message, and sets no owner
-	// reference (the ConfigMap outlives its Greeting, and changes to it wake
+	// reference (the ConfigMap outlives its HelloWorld, and changes to it wake
 	// nobody). Ensure it instead: create it if missing, update it only when
-	// it differs, and make the Greeting its controller owner.
+	// it differs, and make the HelloWorld its controller owner.
 	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(&greeting), Namespace: greeting.Namespace},
-		Data:       map[string]string{"message": greeting.Spec.Message},
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(&hello), Namespace: hello.Namespace},
+		Data:       map[string]string{"message": hello.Spec.Message},
 	}
 	if err := r.Client.Create(ctx, cm); err != nil {
 		return ctrl.Result{}, fmt.Errorf("create ConfigMap %s: %w", cm.Name, err)

@@ -35,13 +35,13 @@ type Config struct {
 	Namespace string
 }
 
-// NewScheme returns a scheme with the built-in types and Greeting.
+// NewScheme returns a scheme with the built-in types and HelloWorld.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("add client-go types: %w", err)
 	}
-	// TODO(lab): add the Greeting types (learnv1alpha1.AddToScheme) too.
+	// TODO(lab): add the HelloWorld types (learnv1alpha1.AddToScheme) too.
 	return scheme, nil
 }
 
@@ -70,31 +70,31 @@ func New(cfg *rest.Config, c Config) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// GreetingReconciler keeps a ConfigMap with each Greeting's message.
+// HelloWorldReconciler keeps a ConfigMap with each HelloWorld's message.
 // Its Reconcile is written for you; exercise 2 looks at it closely.
-type GreetingReconciler struct {
+type HelloWorldReconciler struct {
 	Client client.Client
 }
 
-// Reconcile creates or updates the Greeting's ConfigMap.
-func (r *GreetingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var greeting learnv1alpha1.Greeting
-	if err := r.Client.Get(ctx, req.NamespacedName, &greeting); err != nil {
+// Reconcile creates or updates the HelloWorld's ConfigMap.
+func (r *HelloWorldReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var hello learnv1alpha1.HelloWorld
+	if err := r.Client.Get(ctx, req.NamespacedName, &hello); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: ctrl.ObjectMeta{Name: greeting.Name + "-greeting", Namespace: greeting.Namespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: ctrl.ObjectMeta{Name: hello.Name + "-greeting", Namespace: hello.Namespace}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
-		cm.Data = map[string]string{"message": greeting.Spec.Message}
-		return controllerutil.SetControllerReference(&greeting, cm, r.Client.Scheme())
+		cm.Data = map[string]string{"message": hello.Spec.Message}
+		return controllerutil.SetControllerReference(&hello, cm, r.Client.Scheme())
 	})
 	return ctrl.Result{}, err
 }
 
-// SetupWithManager registers the reconciler: it watches Greetings and the
+// SetupWithManager registers the reconciler: it watches HelloWorlds and the
 // ConfigMaps they own, with the options it is given.
-func (r *GreetingReconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
-	// TODO(lab): also watch the ConfigMaps a Greeting owns, and apply opts.
+func (r *HelloWorldReconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	// TODO(lab): also watch the ConfigMaps a HelloWorld owns, and apply opts.
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&learnv1alpha1.Greeting{}).
+		For(&learnv1alpha1.HelloWorld{}).
 		Complete(r)
 }

@@ -16,18 +16,20 @@ import (
 	learnv1alpha1 "example.com/lab31/api/v1alpha1"
 )
 
-// SignatureKey is the key of the Secret data appended to the message.
-const SignatureKey = "signature"
+// SignatureKey is the key of the Secret data that signs the message: the
+// HelloWorld API's own ("signature"), which the reference operator writes
+// to its ConfigMap too.
+const SignatureKey = learnv1alpha1.SignatureKey
 
-// ConfigMapName is the name of the ConfigMap that holds a Greeting's signed message.
-func ConfigMapName(greeting *learnv1alpha1.Greeting) string {
-	return greeting.Name + "-signed"
+// ConfigMapName is the name of the ConfigMap that holds a HelloWorld's signed message.
+func ConfigMapName(hello *learnv1alpha1.HelloWorld) string {
+	return hello.Name + "-signed"
 }
 
-// Reconciler writes each Greeting's message, signed with the Secret named
+// Reconciler writes each HelloWorld's message, signed with the Secret named
 // in spec.secretRef, into a ConfigMap it owns.
 //
-// This controller watches Greetings and ConfigMaps, but it must not cache
+// This controller watches HelloWorlds and ConfigMaps, but it must not cache
 // Secrets: an informer on Secrets would hold every Secret of the cluster in
 // memory and need list/watch permission on all of them.
 type Reconciler struct {
@@ -41,25 +43,25 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	// TODO(lab): decide, for each read below, whether it should come from
 	// the cache (Client) or the API server (APIReader).
-	var greeting learnv1alpha1.Greeting
-	if err := r.APIReader.Get(ctx, req.NamespacedName, &greeting); err != nil {
+	var hello learnv1alpha1.HelloWorld
+	if err := r.APIReader.Get(ctx, req.NamespacedName, &hello); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
 	signature := ""
-	if greeting.Spec.SecretRef != "" {
+	if hello.Spec.SecretRef != "" {
 		var secret corev1.Secret
-		key := types.NamespacedName{Namespace: greeting.Namespace, Name: greeting.Spec.SecretRef}
+		key := types.NamespacedName{Namespace: hello.Namespace, Name: hello.Spec.SecretRef}
 		if err := r.Client.Get(ctx, key, &secret); err != nil {
 			return ctrl.Result{}, fmt.Errorf("read Secret %s: %w", key.Name, err)
 		}
 		signature = string(secret.Data[SignatureKey])
 	}
 
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(&greeting), Namespace: greeting.Namespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(&hello), Namespace: hello.Namespace}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
-		cm.Data = map[string]string{"message": greeting.Spec.Message, SignatureKey: signature}
-		return controllerutil.SetControllerReference(&greeting, cm, r.Client.Scheme())
+		cm.Data = map[string]string{"message": hello.Spec.Message, SignatureKey: signature}
+		return controllerutil.SetControllerReference(&hello, cm, r.Client.Scheme())
 	}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("ensure ConfigMap %s: %w", cm.Name, err)
 	}

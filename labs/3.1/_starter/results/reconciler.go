@@ -15,7 +15,7 @@ import (
 	learnv1alpha1 "example.com/lab31/api/v1alpha1"
 )
 
-// Reconciler delivers each Greeting once its dependency is ready.
+// Reconciler delivers each HelloWorld once its dependency is ready.
 type Reconciler struct {
 	Client     client.Client
 	Dependency Dependency
@@ -25,14 +25,14 @@ type Reconciler struct {
 	DependencyRetry time.Duration
 }
 
-// Reconcile delivers the Greeting and records the outcome in its status.
+// Reconcile delivers the HelloWorld and records the outcome in its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var greeting learnv1alpha1.Greeting
-	if err := r.Client.Get(ctx, req.NamespacedName, &greeting); err != nil {
+	var hello learnv1alpha1.HelloWorld
+	if err := r.Client.Get(ctx, req.NamespacedName, &hello); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
-	ready, err := r.Dependency.Ready(ctx, &greeting)
+	ready, err := r.Dependency.Ready(ctx, &hello)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("check dependency: %w", err)
 	}
@@ -42,26 +42,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{Requeue: true}, nil
 	}
 
-	if err := r.Sender.Send(ctx, &greeting); err != nil {
+	if err := r.Sender.Send(ctx, &hello); err != nil {
 		// TODO(lab): tell the three kinds of failure apart (see Sender):
 		// rate limited, rejected for good, and transient. Returning an error
 		// together with RequeueAfter ignores RequeueAfter.
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, fmt.Errorf("send: %w", err)
 	}
-	return ctrl.Result{}, r.setDelivered(ctx, &greeting, metav1.ConditionTrue, ReasonSent, "delivered")
+	return ctrl.Result{}, r.setDelivered(ctx, &hello, metav1.ConditionTrue, ReasonSent, "delivered")
 }
 
 // setDelivered records the Delivered condition and persists it.
-func (r *Reconciler) setDelivered(ctx context.Context, greeting *learnv1alpha1.Greeting, status metav1.ConditionStatus, reason, message string) error {
-	meta.SetStatusCondition(&greeting.Status.Conditions, metav1.Condition{
+func (r *Reconciler) setDelivered(ctx context.Context, hello *learnv1alpha1.HelloWorld, status metav1.ConditionStatus, reason, message string) error {
+	meta.SetStatusCondition(&hello.Status.Conditions, metav1.Condition{
 		Type:               ConditionDelivered,
 		Status:             status,
 		Reason:             reason,
 		Message:            message,
-		ObservedGeneration: greeting.Generation,
+		ObservedGeneration: hello.Generation,
 	})
-	greeting.Status.ObservedGeneration = greeting.Generation
-	if err := r.Client.Status().Update(ctx, greeting); err != nil {
+	hello.Status.ObservedGeneration = hello.Generation
+	if err := r.Client.Status().Update(ctx, hello); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
 	return nil

@@ -1,4 +1,9 @@
-// Package v1alpha1 holds the Greeting API that lab 3.1's exercises reconcile.
+// Package v1alpha1 is the reference operator's API — HelloWorld, the kind
+// lab 3.1's exercises reconcile, with its schema, field for field — in a
+// group of the exercises' own, learn.operator-lab.dev, so that your objects
+// and the reference operator's stay apart on one control plane. Every other
+// file of this package is the operator's (operator/api/v1alpha1), copied
+// as it is: do not edit them.
 //
 // +kubebuilder:object:generate=true
 // +groupName=learn.operator-lab.dev
@@ -10,12 +15,12 @@ import (
 )
 
 var (
-	// GroupVersion is the API group and version of Greeting.
+	// GroupVersion is the API group and version of every type in this package.
 	GroupVersion = schema.GroupVersion{Group: "learn.operator-lab.dev", Version: "v1alpha1"}
 
-	// SchemeBuilder registers the types of this package with a scheme.
+	// SchemeBuilder registers this package's types with a runtime.Scheme.
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 
-	// AddToScheme adds the types of this package to a scheme.
+	// AddToScheme adds this package's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
