@@ -119,14 +119,14 @@ func TestSampleChangeEditsTheDeclaredField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := database.Change(u); err != nil || got != "storageGB → 2" {
-		t.Errorf("change = %q, %v; want storageGB → 2", got, err)
+	if got, err := database.Change(u); err != nil || got != "replicas → 2" {
+		t.Errorf("change = %q, %v; want replicas → 2", got, err)
 	}
-	if v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "storageGB"); v != float64(2) {
-		t.Errorf("spec.storageGB = %v (%T), want 2", v, v)
+	if v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); v != float64(2) {
+		t.Errorf("spec.replicas = %v (%T), want 2", v, v)
 	}
 
-	unstructured.RemoveNestedField(u.Object, "spec", "storageGB")
+	unstructured.RemoveNestedField(u.Object, "spec", "replicas")
 	if _, err := database.Change(u); err == nil {
 		t.Error("changing a field the object lacks did not fail")
 	}

@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/operator-lab/lab/labs/runkit"
 	"github.com/operator-lab/lab/observe"
@@ -45,16 +45,16 @@ type system struct {
 }
 
 // call answers one call according to the mode and reports it as an
-// external event.
-func (s *system) call(ctx context.Context, op, name string) error {
+// external event, with the reference operator's operation names.
+func (s *system) call(ctx context.Context, op string) error {
 	start := time.Now()
 	mode := s.mode.Get()
 	var err error
 	switch {
 	case mode == down:
-		err = fmt.Errorf("%s %s: %w", op, name, external.ErrUnavailable)
-	case mode == flaky && op != "health" && rand.Float64() < flakyFailures:
-		err = fmt.Errorf("%s %s: connection reset by peer", op, name)
+		err = fmt.Errorf("external %s: %w", op, external.ErrUnavailable)
+	case mode == flaky && op != opHealthCheck && rand.Float64() < flakyFailures:
+		err = fmt.Errorf("external %s: %w", op, external.ErrUnavailable)
 	}
 	call := observe.ExternalCall{Op: op, Outcome: observe.OutcomeOK, Latency: time.Since(start)}
 	if err != nil {
@@ -64,18 +64,21 @@ func (s *system) call(ctx context.Context, op, name string) error {
 	return err
 }
 
-func (s *system) Healthy(ctx context.Context) error { return s.call(ctx, "health", "") }
-func (s *system) Provision(ctx context.Context, name string) (string, error) {
-	if err := s.call(ctx, "provision", name); err != nil {
+// The operations, named as the reference operator's simulated system names them.
+const (
+	opHealthCheck = "healthcheck"
+	opProvision   = "provision"
+	opPing        = "ping"
+)
+
+func (s *system) HealthCheck(ctx context.Context) error { return s.call(ctx, opHealthCheck) }
+func (s *system) Provision(ctx context.Context, key, databaseName string) (string, error) {
+	if err := s.call(ctx, opProvision); err != nil {
 		return "", err
 	}
-	return name + ".db.example:5432", nil
+	return databaseName + "." + strings.ReplaceAll(key, "/", "-") + ".db.example:5432", nil
 }
-func (s *system) Configure(ctx context.Context, name string) error {
-	return s.call(ctx, "configure", name)
-}
-func (s *system) Deploy(ctx context.Context, name string) error { return s.call(ctx, "deploy", name) }
-func (s *system) Verify(ctx context.Context, name string) error { return s.call(ctx, "verify", name) }
+func (s *system) Ping(ctx context.Context, endpoint string) error { return s.call(ctx, opPing) }
 
 // watchBreaker reports the breaker's state changes as breaker events; your
 // breaker does not emit events itself, so it is looked at often.
@@ -106,19 +109,20 @@ func main() {
 			b := breaker.New(3, 5*time.Second, breaker.RealClock{})
 			go watchBreaker(context.Background(), b, k.Emitter)
 			r := &together.Reconciler{
-				Client:      k.Client(mgr.GetClient()),
-				System:      sys,
-				Breaker:     b,
-				Backoff:     backoff.Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second},
-				HealthRetry: 3 * time.Second,
+				Client:  k.Client(mgr.GetClient()),
+				System:  sys,
+				Breaker: b,
+				Backoff: backoff.Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second},
 			}
 			// Watches rather than For and Owns, so the watch events are seen too.
+			// Every Database event counts, status writes included: each
+			// persisted phase brings the next reconcile, as in the operator.
 			owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &learnv1alpha1.Database{}, handler.OnlyControllerOwner())
 			return ctrl.NewControllerManagedBy(mgr).Named("database").
 				Watches(&learnv1alpha1.Database{},
-					k.Handler("database", &learnv1alpha1.Database{}, &handler.EnqueueRequestForObject{}),
-					builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+					k.Handler("database", &learnv1alpha1.Database{}, &handler.EnqueueRequestForObject{})).
 				Watches(&corev1.Secret{}, k.Handler("database", &corev1.Secret{}, owner)).
+				Watches(&appsv1.StatefulSet{}, k.Handler("database", &appsv1.StatefulSet{}, owner)).
 				WithOptions(k.ControllerOptions()).
 				Complete(k.Reconciler("database", r))
 		},

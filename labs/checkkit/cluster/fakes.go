@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,9 +19,18 @@ type outageError struct{ sentinel error }
 func (e outageError) Error() string { return "external system unavailable (simulated outage)" }
 func (e outageError) Unwrap() error { return e.sentinel }
 
+// The operations of FakeSystem, as Call.Step names them: the reference
+// operator's external operations (operator/world's Op* names).
+const (
+	StepHealthCheck = "healthcheck"
+	StepProvision   = "provision"
+	StepPing        = "ping"
+)
+
 // FakeSystem is a simulated external database service with the method set
-// of lab 4.4's external.System. Checks make it fail on purpose: a step of
-// one database a number of times, or everything during an outage.
+// of lab 4.4's external.System (HealthCheck, Provision, Ping: the reference
+// operator's operations). Checks make it fail on purpose: an operation for
+// one Database a number of times, or everything during an outage.
 type FakeSystem struct {
 	mu sync.Mutex
 	// Unavailable is the error an outage wraps (external.ErrUnavailable).
@@ -28,19 +38,21 @@ type FakeSystem struct {
 	down        bool
 	failures    map[string]int // "name/step" → failures left
 	calls       []Call
-	instances   map[string]int // name → Provision calls
+	instances   map[string]int    // Database name → successful Provision calls
+	endpoints   map[string]string // endpoint → Database name
 }
 
-// Call is one call the fake received.
+// Call is one call the fake received: Step is a Step* name, Name the
+// Database's name ("" for a health check).
 type Call struct {
 	Step, Name string
 	Err        error
 	At         time.Time
 }
 
-// NewFakeSystem returns a healthy fake whose outages wrap unavailable.
+// NewFakeSystem returns a healthy fake whose failures wrap unavailable.
 func NewFakeSystem(unavailable error) *FakeSystem {
-	return &FakeSystem{Unavailable: unavailable, failures: map[string]int{}, instances: map[string]int{}}
+	return &FakeSystem{Unavailable: unavailable, failures: map[string]int{}, instances: map[string]int{}, endpoints: map[string]string{}}
 }
 
 // SetDown starts or ends an outage: every call fails while it lasts.
@@ -50,8 +62,8 @@ func (f *FakeSystem) SetDown(down bool) {
 	f.down = down
 }
 
-// FailStep makes step ("provision", "configure", "deploy", "verify") of the
-// database name fail the next times calls.
+// FailStep makes step (StepProvision, StepPing) for the Database name, or
+// StepHealthCheck with name "", fail the next times calls.
 func (f *FakeSystem) FailStep(name, step string, times int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -65,7 +77,7 @@ func (f *FakeSystem) Calls() []Call {
 	return append([]Call(nil), f.calls...)
 }
 
-// CallsFor returns the calls made for one database.
+// CallsFor returns the calls made for one Database.
 func (f *FakeSystem) CallsFor(name string) []Call {
 	var out []Call
 	for _, c := range f.Calls() {
@@ -74,6 +86,13 @@ func (f *FakeSystem) CallsFor(name string) []Call {
 		}
 	}
 	return out
+}
+
+// Provisioned returns how many times the Database name was provisioned.
+func (f *FakeSystem) Provisioned(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.instances[name]
 }
 
 func (f *FakeSystem) call(step, name string) error {
@@ -85,36 +104,45 @@ func (f *FakeSystem) call(step, name string) error {
 		err = outageError{f.Unavailable}
 	case f.failures[name+"/"+step] > 0:
 		f.failures[name+"/"+step]--
-		err = fmt.Errorf("%s %s: simulated failure", step, name)
+		err = fmt.Errorf("external %s %s: %w", step, name, outageError{f.Unavailable})
 	}
 	f.calls = append(f.calls, Call{Step: step, Name: name, Err: err, At: time.Now()})
 	return err
 }
 
-// Healthy fails during an outage.
-func (f *FakeSystem) Healthy(context.Context) error { return f.call("health", "") }
+// HealthCheck fails during an outage.
+func (f *FakeSystem) HealthCheck(context.Context) error { return f.call(StepHealthCheck, "") }
 
-// Provision creates the instance and returns its endpoint.
-func (f *FakeSystem) Provision(_ context.Context, name string) (string, error) {
-	if err := f.call("provision", name); err != nil {
+// Provision creates the database for key (namespace/name) and returns its
+// endpoint, the same one every time.
+func (f *FakeSystem) Provision(_ context.Context, key, databaseName string) (string, error) {
+	name := key[strings.LastIndex(key, "/")+1:]
+	if err := f.call(StepProvision, name); err != nil {
 		return "", err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.instances[name]++
-	return name + ".db.example:5432", nil
+	endpoint := databaseName + "." + name + ".db.example:5432"
+	f.endpoints[endpoint] = name
+	return endpoint, nil
 }
 
-// Configure is the configure step.
-func (f *FakeSystem) Configure(_ context.Context, name string) error {
-	return f.call("configure", name)
+// Ping checks the database at endpoint; an endpoint Provision never
+// returned fails.
+func (f *FakeSystem) Ping(_ context.Context, endpoint string) error {
+	f.mu.Lock()
+	name, ok := f.endpoints[endpoint]
+	f.mu.Unlock()
+	if !ok {
+		err := fmt.Errorf("external ping: no database at endpoint %q", endpoint)
+		f.mu.Lock()
+		f.calls = append(f.calls, Call{Step: StepPing, Err: err, At: time.Now()})
+		f.mu.Unlock()
+		return err
+	}
+	return f.call(StepPing, name)
 }
-
-// Deploy is the deploy step.
-func (f *FakeSystem) Deploy(_ context.Context, name string) error { return f.call("deploy", name) }
-
-// Verify is the verify step.
-func (f *FakeSystem) Verify(_ context.Context, name string) error { return f.call("verify", name) }
 
 // StatusWrites wraps c so that every successful status write (update or
 // patch of the status subresource) is passed to record with the object as

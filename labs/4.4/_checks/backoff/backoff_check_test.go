@@ -63,19 +63,21 @@ func TestAttemptsSurviveWatchEvents(t *testing.T) {
 	ns := cluster.Namespace(t, c)
 	db := &learnv1alpha1.Database{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("analytics"), Namespace: ns},
-		Spec:       learnv1alpha1.DatabaseSpec{Engine: "postgres"},
+		Spec:       learnv1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: "analytics", Username: "app", Storage: "1Gi"},
 	}
 	if err := c.Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
 	failures := checkkit.Between(3, 5)
-	system.FailStep(db.Name, "provision", failures)
+	system.FailStep(db.Name, cluster.StepProvision, failures)
 	policy := backoff.Policy{Base: checkkit.Seconds(2, 9), Max: 5 * time.Minute}
-	r := &backoff.Reconciler{Client: c, System: system, Policy: policy}
+	now := time.Now().Truncate(time.Millisecond) // status times are MicroTime
+	r := &backoff.Reconciler{Client: c, System: system, Policy: policy, Now: func() time.Time { return now }}
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(db)}
 
 	for i := 0; i < failures; i++ {
+		calls := len(system.Calls())
 		res, err := r.Reconcile(ctx, req)
 		if err != nil {
 			checkkit.Expect(t, "no error after failure %d (the backoff is yours: RequeueAfter)", fmt.Sprintf("error %q", err), i+1)
@@ -83,11 +85,18 @@ func TestAttemptsSurviveWatchEvents(t *testing.T) {
 		if w := want(policy.Base, policy.Max, i); res.RequeueAfter != w {
 			checkkit.Expect(t, "RequeueAfter %s after failure %d", fmt.Sprintf("%s (is the count reset by watch events or kept in memory?)", res.RequeueAfter), w, i+1)
 		}
-		// A watch event in between: someone labels the Database.
+		if n := len(system.Calls()) - calls; n != 1 {
+			checkkit.Expect(t, "1 Provision call in reconcile %d", fmt.Sprintf("%d", n), i+1)
+		}
 		var latest learnv1alpha1.Database
 		if err := c.Get(ctx, req.NamespacedName, &latest); err != nil {
 			t.Fatal(err)
 		}
+		w := want(policy.Base, policy.Max, i)
+		if latest.Status.Retries != int32(i+1) || latest.Status.NextRetryTime == nil || !latest.Status.NextRetryTime.Time.Equal(now.Add(w).Truncate(time.Microsecond)) {
+			checkkit.Expect(t, "status.retries %d and status.nextRetryTime now+%s after failure %d", fmt.Sprintf("retries %d, nextRetryTime %v", latest.Status.Retries, latest.Status.NextRetryTime), i+1, w, i+1)
+		}
+		// A watch event in between: someone labels the Database...
 		if latest.Labels == nil {
 			latest.Labels = map[string]string{}
 		}
@@ -95,6 +104,15 @@ func TestAttemptsSurviveWatchEvents(t *testing.T) {
 		if err := c.Update(ctx, &latest); err != nil {
 			t.Fatal(err)
 		}
+		// ...and the reconcile it brings, before the retry time, must wait
+		// out the persisted backoff without calling.
+		now = now.Add(w / 2)
+		calls = len(system.Calls())
+		res, err = r.Reconcile(ctx, req)
+		if err != nil || res.RequeueAfter != w-w/2 || len(system.Calls()) != calls {
+			checkkit.Expect(t, "a reconcile woken early to wait the rest (%s) without calling", fmt.Sprintf("RequeueAfter %s, error %v, %d calls", res.RequeueAfter, err, len(system.Calls())-calls), w-w/2)
+		}
+		now = now.Add(w - w/2)
 	}
 	res, err := r.Reconcile(ctx, req)
 	if err != nil || !res.IsZero() {
@@ -104,8 +122,8 @@ func TestAttemptsSurviveWatchEvents(t *testing.T) {
 	if err := c.Get(ctx, req.NamespacedName, &latest); err != nil {
 		t.Fatal(err)
 	}
-	if latest.Status.Attempts != 0 || latest.Status.Endpoint == "" {
-		checkkit.Expect(t, "status.attempts reset to 0 and an endpoint after success",
-			fmt.Sprintf("attempts %d, endpoint %q", latest.Status.Attempts, latest.Status.Endpoint))
+	if latest.Status.Retries != 0 || latest.Status.NextRetryTime != nil || latest.Status.Endpoint == "" {
+		checkkit.Expect(t, "status.retries reset to 0, no nextRetryTime and an endpoint after success",
+			fmt.Sprintf("retries %d, nextRetryTime %v, endpoint %q", latest.Status.Retries, latest.Status.NextRetryTime, latest.Status.Endpoint))
 	}
 }

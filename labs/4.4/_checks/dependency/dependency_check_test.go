@@ -44,7 +44,7 @@ func TestExternalDependency(t *testing.T) {
 	})
 	db := &learnv1alpha1.Database{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(checkkit.Pick("inventory", "ledger")), Namespace: ns},
-		Spec:       learnv1alpha1.DatabaseSpec{Engine: "postgres"},
+		Spec:       learnv1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: checkkit.Pick("stock", "books"), Username: "app", Storage: "1Gi"},
 	}
 	if err := c.Create(ctx, db); err != nil {
 		t.Fatalf("create Database: %v", err)
@@ -55,7 +55,7 @@ func TestExternalDependency(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(db), &latest); err != nil {
 			t.Fatalf("get Database: %v", err)
 		}
-		return meta.FindStatusCondition(latest.Status.Conditions, dependency.ConditionExternalReady), &latest
+		return meta.FindStatusCondition(latest.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable), &latest
 	}
 
 	t.Run(fmt.Sprintf("waits %s without an error while the system is down", retry), func(t *testing.T) {
@@ -76,16 +76,19 @@ func TestExternalDependency(t *testing.T) {
 		}
 	})
 
-	t.Run("reports the outage as a condition", func(t *testing.T) {
-		cond, _ := condition()
-		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != dependency.ReasonUnavailable {
-			checkkit.Expect(t, "condition %s=False reason %s", describe(cond), dependency.ConditionExternalReady, dependency.ReasonUnavailable)
+	t.Run("reports the outage: phase Failed and a condition", func(t *testing.T) {
+		cond, latest := condition()
+		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != learnv1alpha1.ReasonUnavailable {
+			checkkit.Expect(t, "condition %s=False reason %s", describe(cond), learnv1alpha1.ConditionExternalSystemAvailable, learnv1alpha1.ReasonUnavailable)
+		}
+		if latest.Status.Phase != learnv1alpha1.PhaseFailed {
+			checkkit.Expect(t, "phase %s while the system is down", orNothing(string(latest.Status.Phase)), learnv1alpha1.PhaseFailed)
 		}
 	})
 
 	t.Run("does no work while the system is down", func(t *testing.T) {
 		for _, call := range system.Calls() {
-			if call.Step != "health" {
+			if call.Step != cluster.StepHealthCheck {
 				checkkit.Expect(t, "only health checks during the outage", "a call to "+call.Step)
 			}
 		}
@@ -93,14 +96,25 @@ func TestExternalDependency(t *testing.T) {
 
 	t.Run("recovers when the system is back", func(t *testing.T) {
 		system.SetDown(false)
-		checkkit.Eventually(t, "ExternalReady=True and an endpoint once the system is back", func() error {
+		checkkit.Eventually(t, "ExternalSystemAvailable=True (Available), an endpoint and phase Configuring once the system is back", func() error {
 			cond, latest := condition()
-			if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != dependency.ReasonHealthy || latest.Status.Endpoint == "" {
-				return fmt.Errorf("%s, endpoint %q", describe(cond), latest.Status.Endpoint)
+			if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != learnv1alpha1.ReasonAvailable ||
+				latest.Status.Endpoint == "" || latest.Status.Phase != learnv1alpha1.PhaseConfiguring {
+				return fmt.Errorf("%s, endpoint %q, phase %s", describe(cond), latest.Status.Endpoint, orNothing(string(latest.Status.Phase)))
 			}
 			return nil
 		})
+		if n := system.Provisioned(db.Name); n != 1 {
+			checkkit.Expect(t, "1 Provision that succeeded", fmt.Sprintf("%d", n))
+		}
 	})
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }
 
 func describe(c *metav1.Condition) string {

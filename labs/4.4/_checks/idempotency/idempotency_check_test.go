@@ -33,16 +33,39 @@ func TestEnsureSecret(t *testing.T) {
 	_ = learnv1alpha1.AddToScheme(scheme)
 	direct := cluster.Client(t, cfg, scheme)
 	ns := cluster.Namespace(t, direct)
-	db := &learnv1alpha1.Database{
-		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("payments"), Namespace: ns},
-		Spec:       learnv1alpha1.DatabaseSpec{Engine: "postgres"},
+	newDB := func(prefix string) *learnv1alpha1.Database {
+		db := &learnv1alpha1.Database{
+			ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(prefix), Namespace: ns},
+			Spec: learnv1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: checkkit.Pick("payments", "ledger"),
+				Username: checkkit.Name("app"), Storage: "1Gi"},
+		}
+		if err := direct.Create(ctx, db); err != nil {
+			t.Fatalf("create Database: %v", err)
+		}
+		db.Status.Endpoint = db.Spec.DatabaseName + "." + db.Name + ".db.example:5432"
+		return db
 	}
-	if err := direct.Create(ctx, db); err != nil {
-		t.Fatalf("create Database: %v", err)
-	}
+	db := newDB("payments")
 	c := observe.Client(obs.Bus, direct)
-	name := checkkit.Name(db.Name + "-credentials")
-	data := map[string][]byte{"username": []byte(checkkit.Name("app")), "password": []byte(checkkit.Name("s3cret"))}
+	name := idempotency.SecretName(db.Name)
+	if name != db.Name+"-credentials" {
+		checkkit.Expect(t, "SecretName %s (the reference operator's)", name, db.Name+"-credentials")
+	}
+	want := map[string]string{
+		idempotency.SecretKeyUsername: db.Spec.Username, idempotency.SecretKeyDatabase: db.Spec.DatabaseName, idempotency.SecretKeyEndpoint: db.Status.Endpoint,
+	}
+	holds := func(s *corev1.Secret) error {
+		for k, v := range want {
+			if string(s.Data[k]) != v {
+				return fmt.Errorf("%s = %q, want %q", k, s.Data[k], v)
+			}
+		}
+		if len(s.Data[idempotency.SecretKeyPassword]) == 0 {
+			return fmt.Errorf("no %s", idempotency.SecretKeyPassword)
+		}
+		return nil
+	}
+	var password string
 	writes := func(verb string) int {
 		n := 0
 		for _, e := range cluster.OfKind(obs.Events(), observe.KindClient) {
@@ -63,7 +86,7 @@ func TestEnsureSecret(t *testing.T) {
 	n := checkkit.Between(30, 60)
 	t.Run(fmt.Sprintf("%d calls create it once", n), func(t *testing.T) {
 		for i := 1; i <= n; i++ {
-			if err := idempotency.EnsureSecret(ctx, c, db, name, data); err != nil {
+			if err := idempotency.EnsureSecret(ctx, c, db); err != nil {
 				checkkit.Expect(t, "call %d of %d to succeed", fmt.Sprintf("error %q", err), i, n)
 			}
 		}
@@ -73,9 +96,11 @@ func TestEnsureSecret(t *testing.T) {
 		if got := writes("update") + writes("patch"); got != 0 {
 			checkkit.Expect(t, "no updates while nothing drifted", fmt.Sprintf("%d", got))
 		}
-		if s := get(); string(s.Data["password"]) != string(data["password"]) {
-			checkkit.Expect(t, "the Secret to hold the data", fmt.Sprintf("%v", s.Data))
+		s := get()
+		if err := holds(s); err != nil {
+			checkkit.Expect(t, "the Secret to hold the Database's credentials", err.Error())
 		}
+		password = string(s.Data[idempotency.SecretKeyPassword])
 	})
 
 	t.Run("owned by its Database", func(t *testing.T) {
@@ -87,28 +112,35 @@ func TestEnsureSecret(t *testing.T) {
 
 	t.Run("repairs drift with one update", func(t *testing.T) {
 		s := get()
-		s.Data["password"] = []byte("tampered")
+		s.Data[idempotency.SecretKeyUsername] = []byte("tampered")
 		if err := direct.Update(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		before := writes("update") + writes("patch")
 		for range 5 {
-			if err := idempotency.EnsureSecret(ctx, c, db, name, data); err != nil {
+			if err := idempotency.EnsureSecret(ctx, c, db); err != nil {
 				checkkit.Expect(t, "EnsureSecret to succeed", err.Error())
 			}
 		}
 		if got := writes("update") + writes("patch") - before; got != 1 {
 			checkkit.Expect(t, "1 update to repair the drift, then none", fmt.Sprintf("%d", got))
 		}
-		if s := get(); string(s.Data["password"]) != string(data["password"]) {
-			checkkit.Expect(t, "the drifted password restored", string(s.Data["password"]))
+		s = get()
+		if err := holds(s); err != nil {
+			checkkit.Expect(t, "the drifted username restored", err.Error())
+		}
+		if got := string(s.Data[idempotency.SecretKeyPassword]); got != password {
+			checkkit.Expect(t, "the password generated once and kept", "a new password")
 		}
 	})
 
 	t.Run("survives losing the create race", func(t *testing.T) {
-		raced := checkkit.Name(db.Name + "-raced")
-		// Another worker created it a moment ago, with stale data...
-		other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: raced, Namespace: ns}, Data: map[string][]byte{"password": []byte("old")}}
+		db2 := newDB("raced")
+		raced := idempotency.SecretName(db2.Name)
+		// Another writer created it a moment ago, with stale data...
+		other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: raced, Namespace: ns}, Data: map[string][]byte{
+			idempotency.SecretKeyUsername: []byte("old"), idempotency.SecretKeyPassword: []byte("kept"),
+		}}
 		if err := direct.Create(ctx, other); err != nil {
 			t.Fatal(err)
 		}
@@ -126,15 +158,16 @@ func TestEnsureSecret(t *testing.T) {
 				return c.Get(ctx, key, obj, opts...)
 			},
 		})
-		if err := idempotency.EnsureSecret(ctx, stale, db, raced, data); err != nil {
+		if err := idempotency.EnsureSecret(ctx, stale, db2); err != nil {
 			checkkit.Expect(t, "EnsureSecret to recover from AlreadyExists after a stale read", fmt.Sprintf("error %q", err))
 		}
 		var s corev1.Secret
 		if err := direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: raced}, &s); err != nil {
 			t.Fatal(err)
 		}
-		if string(s.Data["password"]) != string(data["password"]) || metav1.GetControllerOf(&s) == nil {
-			checkkit.Expect(t, "the raced Secret brought in line (data and owner)", fmt.Sprintf("password %q, owner %v", s.Data["password"], metav1.GetControllerOf(&s)))
+		if string(s.Data[idempotency.SecretKeyUsername]) != db2.Spec.Username || string(s.Data[idempotency.SecretKeyPassword]) != "kept" || metav1.GetControllerOf(&s) == nil {
+			checkkit.Expect(t, "the raced Secret brought in line (username, owner) with its password kept",
+				fmt.Sprintf("username %q, password %q, owner %v", s.Data[idempotency.SecretKeyUsername], s.Data[idempotency.SecretKeyPassword], metav1.GetControllerOf(&s)))
 		}
 	})
 }

@@ -105,7 +105,7 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	n := burst + 3
 	var reqs []ctrl.Request
 	for range n {
-		db := &learnv1alpha1.Database{ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("tenant"), Namespace: ns}, Spec: learnv1alpha1.DatabaseSpec{Engine: "postgres"}}
+		db := &learnv1alpha1.Database{ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("tenant"), Namespace: ns}, Spec: learnv1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: "tenant", Username: "app", Storage: "1Gi"}}
 		if err := c.Create(ctx, db); err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,9 @@ package statemachine_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
@@ -25,33 +26,22 @@ import (
 	"example.com/lab44/statemachine"
 )
 
-// allowed is the lesson's state diagram, the reference the checks hold the
-// learner's transitions to.
-var allowed = map[learnv1alpha1.Phase][]learnv1alpha1.Phase{
-	"":                              {learnv1alpha1.PhasePending},
-	learnv1alpha1.PhasePending:      {learnv1alpha1.PhaseProvisioning},
-	learnv1alpha1.PhaseProvisioning: {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseConfiguring:  {learnv1alpha1.PhaseDeploying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseDeploying:    {learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseVerifying:    {learnv1alpha1.PhaseReady, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseReady:        {learnv1alpha1.PhaseUpdating},
-	learnv1alpha1.PhaseUpdating:     {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseFailed:       {learnv1alpha1.PhasePending},
-}
-
-var allPhases = []learnv1alpha1.Phase{"", learnv1alpha1.PhasePending, learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseConfiguring,
-	learnv1alpha1.PhaseDeploying, learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseReady, learnv1alpha1.PhaseFailed, learnv1alpha1.PhaseUpdating}
-
-// written is one persisted status.
+// written is one persisted status, and the reconcile (by number) that wrote it.
 type written struct {
-	phase, failed           learnv1alpha1.Phase
+	reconcile               int64
+	at                      time.Time
+	phase                   learnv1alpha1.Phase
+	ready                   bool
 	generation, observedGen int64
-	cond                    *metav1.Condition
+	retries                 int32
+	nextRetry               *metav1.MicroTime
+	cond, ext               *metav1.Condition
 }
 
 type statusLog struct {
-	mu     sync.Mutex
-	byName map[string][]written
+	mu      sync.Mutex
+	current atomic.Int64
+	byName  map[string][]written
 }
 
 func (l *statusLog) record(obj client.Object) {
@@ -62,8 +52,11 @@ func (l *statusLog) record(obj client.Object) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.byName[db.Name] = append(l.byName[db.Name], written{
-		phase: db.Status.Phase, failed: db.Status.FailedPhase, generation: db.Generation, observedGen: db.Status.ObservedGeneration,
-		cond: meta.FindStatusCondition(db.Status.Conditions, statemachine.ConditionReady),
+		reconcile: l.current.Load(), at: time.Now(),
+		phase: db.Status.Phase, ready: db.Status.Ready, generation: db.Generation, observedGen: db.Status.ObservedGeneration,
+		retries: db.Status.Retries, nextRetry: db.Status.NextRetryTime.DeepCopy(),
+		cond: meta.FindStatusCondition(db.Status.Conditions, learnv1alpha1.ConditionReady),
+		ext:  meta.FindStatusCondition(db.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable),
 	})
 }
 
@@ -71,6 +64,19 @@ func (l *statusLog) of(name string) []written {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]written(nil), l.byName[name]...)
+}
+
+// moves keeps the writes that changed the phase.
+func moves(ws []written) []written {
+	var out []written
+	prev := learnv1alpha1.Phase("")
+	for _, w := range ws {
+		if w.phase != prev {
+			out = append(out, w)
+			prev = w.phase
+		}
+	}
+	return out
 }
 
 func phases(ws []written) string {
@@ -81,15 +87,16 @@ func phases(ws []written) string {
 	return strings.Join(parts, " → ")
 }
 
-func TestCanTransition(t *testing.T) {
-	for _, from := range allPhases {
-		for _, to := range allPhases[1:] {
-			want := slices.Contains(allowed[from], to)
-			if got := statemachine.CanTransition(from, to); got != want {
-				checkkit.Expect(t, "CanTransition(%q, %q) = %v", fmt.Sprintf("%v", got), from, to, want)
-			}
-		}
-	}
+// serial runs one reconcile at a time and numbers them, so each status
+// write is known by the reconcile that made it.
+type serial struct {
+	log *statusLog
+	r   reconcile.Reconciler
+}
+
+func (s serial) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s.log.current.Add(1)
+	return s.r.Reconcile(ctx, req)
 }
 
 func TestStateMachine(t *testing.T) {
@@ -101,9 +108,17 @@ func TestStateMachine(t *testing.T) {
 	_ = learnv1alpha1.AddToScheme(scheme)
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
 	log := &statusLog{byName: map[string][]written{}}
-	retry := time.Duration(checkkit.Between(1000, 2000)) * time.Millisecond
+	retry := time.Duration(checkkit.Between(800, 1500)) * time.Millisecond
 	c := cluster.Client(t, cfg, scheme)
 	ns := cluster.Namespace(t, c)
+	var configured, deployed sync.Map // name → calls
+	count := func(m *sync.Map) func(context.Context, *learnv1alpha1.Database) error {
+		return func(_ context.Context, db *learnv1alpha1.Database) error {
+			n, _ := m.LoadOrStore(db.Name, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+			return nil
+		}
+	}
 	// An uncached client: what the reconciler reads is what it last wrote,
 	// so the grading does not depend on how fast the cache is.
 	direct := cluster.Client(t, cfg, scheme)
@@ -111,21 +126,27 @@ func TestStateMachine(t *testing.T) {
 		r := &statemachine.Reconciler{
 			Client:     cluster.StatusWrites(observe.Client(obs.Bus, direct), log.record),
 			System:     system,
+			Configure:  count(&configured),
+			Deploy:     count(&deployed),
 			RetryDelay: retry,
 		}
 		return ctrl.NewControllerManagedBy(mgr).Named("database").For(&learnv1alpha1.Database{}).
-			WithOptions(obs.QueueOptions()).Complete(observe.Reconciler(obs.Bus, "database", nil, r))
+			WithOptions(obs.QueueOptions()).Complete(observe.Reconciler(obs.Bus, "database", nil, serial{log, r}))
 	})
 	newDB := func(prefix string) *learnv1alpha1.Database {
-		db := &learnv1alpha1.Database{
+		return &learnv1alpha1.Database{
 			ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(prefix), Namespace: ns},
-			Spec:       learnv1alpha1.DatabaseSpec{Engine: checkkit.Pick("postgres", "mysql"), Version: checkkit.Pick("15", "16", "8.4")},
+			Spec: learnv1alpha1.DatabaseSpec{
+				Image: "postgres:17", Replicas: 1, DatabaseName: checkkit.Pick("orders", "shop", "app"),
+				Username: checkkit.Pick("app", "owner"), Storage: "1Gi",
+			},
 		}
-		return db
 	}
 	happy, flaky := newDB("orders"), newDB("billing")
-	failing := checkkit.Pick(learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseDeploying, learnv1alpha1.PhaseVerifying)
-	system.FailStep(flaky.Name, stepOf[failing], 1)
+	failing := checkkit.Pick(learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying)
+	system.FailStep(flaky.Name, map[learnv1alpha1.Phase]string{
+		learnv1alpha1.PhaseProvisioning: cluster.StepProvision, learnv1alpha1.PhaseVerifying: cluster.StepPing,
+	}[failing], 1)
 	for _, db := range []*learnv1alpha1.Database{happy, flaky} {
 		if err := c.Create(ctx, db); err != nil {
 			t.Fatalf("create Database: %v", err)
@@ -139,56 +160,84 @@ func TestStateMachine(t *testing.T) {
 			if n := len(ws); n > 0 && ws[n-1].phase == learnv1alpha1.PhaseReady && ws[n-1].observedGen == generation {
 				return nil
 			}
-			return fmt.Errorf("persisted phases %s", orNothing(phases(log.of(name))))
+			return fmt.Errorf("persisted phases %s", orNothing(phases(moves(log.of(name)))))
 		})
 		return log.of(name)
 	}
+	// checkWrites holds every persisted move to the operator's state
+	// machine, one phase per reconcile, with the conditions of the phase.
 	checkWrites := func(t *testing.T, ws []written) {
 		t.Helper()
 		prev := learnv1alpha1.Phase("")
-		for _, w := range ws {
-			if !slices.Contains(allowed[prev], w.phase) {
-				checkkit.Expect(t, "only valid transitions", fmt.Sprintf("%s → %s in %s", orNothing(string(prev)), w.phase, phases(ws)))
+		perReconcile := map[int64]int{}
+		for _, w := range moves(ws) {
+			if !learnv1alpha1.CanTransition(prev, w.phase) {
+				checkkit.Expect(t, "only moves learnv1alpha1.CanTransition allows (%s → one of %v)",
+					fmt.Sprintf("%s → %s in %s", orNothing(string(prev)), w.phase, phases(moves(ws))), orNothing(string(prev)), learnv1alpha1.NextPhases(prev))
 			}
-			if w.observedGen != w.generation {
-				checkkit.Expect(t, "status.observedGeneration %d with phase %s", fmt.Sprintf("%d", w.observedGen), w.generation, w.phase)
+			if perReconcile[w.reconcile]++; perReconcile[w.reconcile] == 2 {
+				checkkit.Expect(t, "one phase per reconcile, each persisted", fmt.Sprintf("one reconcile persisted two moves, the second to %s, in %s", w.phase, phases(moves(ws))))
 			}
-			wantStatus := metav1.ConditionFalse
-			if w.phase == learnv1alpha1.PhaseReady {
-				wantStatus = metav1.ConditionTrue
-			}
-			if w.cond == nil || w.cond.Status != wantStatus || w.cond.Reason != string(w.phase) || w.cond.ObservedGeneration != w.generation {
-				checkkit.Expect(t, "condition Ready=%s reason %s observedGeneration %d with phase %s", describeCond(w.cond),
-					wantStatus, w.phase, w.generation, w.phase)
+			switch {
+			case w.phase == learnv1alpha1.PhaseReady:
+				if !w.ready || w.observedGen != w.generation || w.cond == nil || w.cond.Status != metav1.ConditionTrue || w.cond.Reason != learnv1alpha1.ReasonReconciled {
+					checkkit.Expect(t, "on Ready: status.ready, observedGeneration %d and condition Ready=True reason %s",
+						fmt.Sprintf("ready %v, observedGeneration %d, %s", w.ready, w.observedGen, describe(w.cond)), w.generation, learnv1alpha1.ReasonReconciled)
+				}
+				if w.retries != 0 {
+					checkkit.Expect(t, "status.retries 0 once Ready", fmt.Sprintf("%d", w.retries))
+				}
+			case w.ready || w.cond == nil || w.cond.Status != metav1.ConditionFalse:
+				checkkit.Expect(t, "condition Ready=False and status.ready false in phase %s", fmt.Sprintf("ready %v, %s", w.ready, describe(w.cond)), w.phase)
 			}
 			prev = w.phase
 		}
 	}
 
 	happyReady := false
-	t.Run("walks every phase, each persisted", func(t *testing.T) {
+	t.Run("walks the happy path, one persisted phase per reconcile", func(t *testing.T) {
 		ws := waitReady(t, happy.Name, 1)
 		happyReady = true
-		want := "Pending → Provisioning → Configuring → Deploying → Verifying → Ready"
-		if got := phases(ws); got != want {
-			checkkit.Expect(t, "persisted phases "+want, got)
-		}
 		checkWrites(t, ws)
+		want := "Pending → Provisioning → Configuring → Deploying → Verifying → Ready"
+		if got := phases(moves(ws)); got != want {
+			checkkit.Expect(t, "persisted phases "+want+" (learnv1alpha1.HappyPath)", got)
+		}
+		for what, m := range map[string]*sync.Map{"Configure": &configured, "Deploy": &deployed} {
+			if n, ok := m.Load(happy.Name); !ok || n.(*atomic.Int32).Load() != 1 {
+				checkkit.Expect(t, "%s called once, in its own phase", fmt.Sprintf("%v calls", n), what)
+			}
+		}
 	})
 
-	t.Run(fmt.Sprintf("a failed %s goes through Failed and retries", failing), func(t *testing.T) {
+	t.Run(fmt.Sprintf("a failed external call in %s goes through Failed and retries from Provisioning", failing), func(t *testing.T) {
 		ws := waitReady(t, flaky.Name, 1)
 		checkWrites(t, ws)
-		i := slices.IndexFunc(ws, func(w written) bool { return w.phase == learnv1alpha1.PhaseFailed })
-		if i < 0 || ws[i-1].phase != failing {
-			checkkit.Expect(t, "%s → Failed when its step fails", phases(ws), failing)
+		ms := moves(ws)
+		i := -1
+		for j, w := range ms {
+			if w.phase == learnv1alpha1.PhaseFailed {
+				i = j
+				break
+			}
 		}
-		if ws[i].failed != failing {
-			checkkit.Expect(t, "status.failedPhase %s while Failed", orNothing(string(ws[i].failed)), failing)
+		if i <= 0 || ms[i-1].phase != failing {
+			checkkit.Expect(t, "%s → Failed when its external call fails", phases(ms), failing)
+			return
+		}
+		f := ms[i]
+		if f.ext == nil || f.ext.Status != metav1.ConditionFalse || f.ext.Reason != learnv1alpha1.ReasonUnavailable {
+			checkkit.Expect(t, "condition %s=False reason %s in Failed", describe(f.ext), learnv1alpha1.ConditionExternalSystemAvailable, learnv1alpha1.ReasonUnavailable)
+		}
+		if f.retries != 1 || f.nextRetry == nil {
+			checkkit.Expect(t, "status.retries 1 and status.nextRetryTime set in Failed", fmt.Sprintf("retries %d, nextRetryTime %v", f.retries, f.nextRetry))
+		}
+		if i+1 < len(ms) && f.nextRetry != nil && ms[i+1].at.Before(f.nextRetry.Add(-50*time.Millisecond)) {
+			checkkit.Expect(t, "the retry to wait for status.nextRetryTime (%s)", fmt.Sprintf("left Failed %s early", f.nextRetry.Sub(ms[i+1].at).Round(time.Millisecond)), retry)
 		}
 	})
 
-	t.Run("a spec change takes Ready through Updating", func(t *testing.T) {
+	t.Run("a spec change takes Ready through Updating and Verifying", func(t *testing.T) {
 		if !happyReady {
 			t.Skip("needs a Database that reached Ready first")
 		}
@@ -197,14 +246,14 @@ func TestStateMachine(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(log.of(happy.Name))
-		latest.Spec.Version = checkkit.Pick("17", "18", "9.0")
+		latest.Spec.Replicas = int32(checkkit.Between(2, 3))
 		if err := c.Update(ctx, &latest); err != nil {
 			t.Fatal(err)
 		}
 		ws := waitReady(t, happy.Name, latest.Generation)
 		checkWrites(t, ws)
-		want := "Updating → Configuring → Deploying → Verifying → Ready"
-		if got := phases(ws[before:]); got != want {
+		want := "Updating → Verifying → Ready"
+		if got := phases(moves(ws[before-1:])[1:]); got != want {
 			checkkit.Expect(t, "persisted phases "+want+" after the spec change", got)
 		}
 	})
@@ -212,7 +261,7 @@ func TestStateMachine(t *testing.T) {
 	t.Run("failures are phases, not errors", func(t *testing.T) {
 		for _, e := range cluster.OfKind(obs.Events(), observe.KindReconcileEnd) {
 			if e.Result == observe.ResultError && !strings.Contains(e.Error, conflictText) {
-				checkkit.Expect(t, "no reconcile errors (a failed step is the Failed phase plus RequeueAfter)", e.Brief())
+				checkkit.Expect(t, "no reconcile errors (a failed external call is the Failed phase plus RequeueAfter)", e.Brief())
 			}
 		}
 	})
@@ -222,18 +271,11 @@ func TestStateMachine(t *testing.T) {
 // the normal answer, so it does not count as a failure here.
 const conflictText = "the object has been modified"
 
-// stepOf names the external step each phase performs.
-var stepOf = map[learnv1alpha1.Phase]string{
-	learnv1alpha1.PhaseConfiguring: "configure",
-	learnv1alpha1.PhaseDeploying:   "deploy",
-	learnv1alpha1.PhaseVerifying:   "verify",
-}
-
-func describeCond(c *metav1.Condition) string {
+func describe(c *metav1.Condition) string {
 	if c == nil {
-		return "no Ready condition"
+		return "no condition"
 	}
-	return fmt.Sprintf("Ready=%s reason %s observedGeneration %d", c.Status, c.Reason, c.ObservedGeneration)
+	return fmt.Sprintf("%s=%s reason %s", c.Type, c.Status, c.Reason)
 }
 
 func orNothing(s string) string {

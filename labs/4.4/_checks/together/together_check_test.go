@@ -3,21 +3,20 @@ package together_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
@@ -27,25 +26,23 @@ import (
 	"example.com/lab44/backoff"
 	"example.com/lab44/breaker"
 	"example.com/lab44/external"
+	"example.com/lab44/idempotency"
 	"example.com/lab44/together"
 )
 
-var allowed = map[learnv1alpha1.Phase][]learnv1alpha1.Phase{
-	"":                              {learnv1alpha1.PhasePending},
-	learnv1alpha1.PhasePending:      {learnv1alpha1.PhaseProvisioning},
-	learnv1alpha1.PhaseProvisioning: {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseConfiguring:  {learnv1alpha1.PhaseDeploying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseDeploying:    {learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseVerifying:    {learnv1alpha1.PhaseReady, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseReady:        {learnv1alpha1.PhaseUpdating},
-	learnv1alpha1.PhaseUpdating:     {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseFailed:       {learnv1alpha1.PhasePending},
+// written is one persisted status.
+type written struct {
+	phase                learnv1alpha1.Phase
+	retries              int32
+	lastFailure, nextTry *metav1.MicroTime
+	ext                  *metav1.Condition
 }
 
-// TestOutageMidProvisioning: the external system starts failing right after
-// the instance is provisioned; the Database must still reach Ready, with the
-// breaker and the backoff keeping the calls in check.
-func TestOutageMidProvisioning(t *testing.T) {
+// TestOutage: the external system is down when the Database is created and
+// comes back once the breaker has opened; the Database must reach Ready,
+// through the operator's state machine, with the backoff in status and the
+// breaker keeping the calls in check.
+func TestOutage(t *testing.T) {
 	ctx := context.Background()
 	obs := cluster.Observe(t)
 	cfg := cluster.Config(t)
@@ -56,49 +53,56 @@ func TestOutageMidProvisioning(t *testing.T) {
 	ns := cluster.Namespace(t, c)
 	db := &learnv1alpha1.Database{
 		ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name(checkkit.Pick("shop", "crm", "wiki")), Namespace: ns},
-		Spec:       learnv1alpha1.DatabaseSpec{Engine: "postgres", Version: "16"},
+		Spec: learnv1alpha1.DatabaseSpec{Image: "postgres:17", Replicas: 1, DatabaseName: checkkit.Pick("shop", "app"),
+			Username: "app", Storage: "1Gi"},
 	}
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
+	system.SetDown(true)
 	threshold := checkkit.Between(2, 3)
-	failures := threshold + checkkit.Between(2, 3)
-	system.FailStep(db.Name, "configure", failures)
 	cooldown := time.Duration(checkkit.Between(300, 600)) * time.Millisecond
 	policy := backoff.Policy{Base: time.Duration(checkkit.Between(20, 60)) * time.Millisecond, Max: 2 * time.Second}
 
 	var mu sync.Mutex
-	var written []learnv1alpha1.Phase
+	var log []written
 	cluster.StartManager(t, cfg, scheme, ns, func(mgr ctrl.Manager) error {
 		record := func(obj client.Object) {
-			if d, ok := obj.(*learnv1alpha1.Database); ok && d.Name == db.Name && d.Status.Phase != "" {
+			if d, ok := obj.(*learnv1alpha1.Database); ok && d.Name == db.Name {
 				mu.Lock()
 				defer mu.Unlock()
-				if n := len(written); n == 0 || written[n-1] != d.Status.Phase {
-					written = append(written, d.Status.Phase)
-				}
+				log = append(log, written{phase: d.Status.Phase, retries: d.Status.Retries,
+					lastFailure: d.Status.LastFailureTime.DeepCopy(), nextTry: d.Status.NextRetryTime.DeepCopy(),
+					ext: meta.FindStatusCondition(d.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable)})
 			}
 		}
 		r := &together.Reconciler{
 			// An uncached client: what the reconciler reads is what it last
 			// wrote, so the grading does not depend on how fast the cache is.
-			Client:      cluster.StatusWrites(observe.Client(obs.Bus, c), record),
-			System:      system,
-			Breaker:     breaker.New(threshold, cooldown, breaker.RealClock{}),
-			Backoff:     policy,
-			HealthRetry: 200 * time.Millisecond,
+			Client:  cluster.StatusWrites(observe.Client(obs.Bus, c), record),
+			System:  system,
+			Breaker: breaker.New(threshold, cooldown, breaker.RealClock{}),
+			Backoff: policy,
 		}
 		return ctrl.NewControllerManagedBy(mgr).Named("database").
-			For(&learnv1alpha1.Database{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			Owns(&corev1.Secret{}).
+			For(&learnv1alpha1.Database{}).Owns(&corev1.Secret{}).Owns(&appsv1.StatefulSet{}).
 			WithOptions(obs.QueueOptions()).Complete(observe.Reconciler(obs.Bus, "database", nil, r))
 	})
 	if err := c.Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	key := ns + "/" + db.Name
-	phases := func() []learnv1alpha1.Phase {
+	writes := func() []written {
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Clone(written)
+		return append([]written(nil), log...)
+	}
+	moves := func() []learnv1alpha1.Phase {
+		var out []learnv1alpha1.Phase
+		for _, w := range writes() {
+			if len(out) == 0 || out[len(out)-1] != w.phase {
+				out = append(out, w.phase)
+			}
+		}
+		return out
 	}
 	show := func(ps []learnv1alpha1.Phase) string {
 		parts := make([]string, len(ps))
@@ -107,30 +111,20 @@ func TestOutageMidProvisioning(t *testing.T) {
 		}
 		return strings.Join(parts, " → ")
 	}
-
-	t.Run(fmt.Sprintf("reaches Ready despite %d failed configure calls", failures), func(t *testing.T) {
-		checkkit.Eventually(t, "the Database to reach Ready", func() error {
-			var latest learnv1alpha1.Database
-			if err := c.Get(ctx, client.ObjectKeyFromObject(db), &latest); err != nil {
-				return err
+	circuitOpen := func() bool {
+		for _, w := range writes() {
+			if w.ext != nil && w.ext.Reason == learnv1alpha1.ReasonCircuitOpen {
+				return true
 			}
-			if latest.Status.Phase != learnv1alpha1.PhaseReady {
-				return fmt.Errorf("phase %q after %s (reconciles: %s)", latest.Status.Phase, show(phases()),
-					cluster.Describe(cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindReconcileEnd)))
-			}
-			return nil
-		})
-	})
-
-	t.Run("persists valid transitions only", func(t *testing.T) {
-		prev := learnv1alpha1.Phase("")
-		for _, p := range phases() {
-			if !slices.Contains(allowed[prev], p) {
-				checkkit.Expect(t, "valid transitions", fmt.Sprintf("%s → %s in %s", prev, p, show(phases())))
-			}
-			prev = p
 		}
-	})
+		return false
+	}
+
+	// The outage lasts until the breaker has refused a call (or 10s).
+	for deadline := time.Now().Add(10 * time.Second); !circuitOpen() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	system.SetDown(false)
 
 	t.Run("never returns an error (with or without RequeueAfter)", func(t *testing.T) {
 		for _, e := range cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindReconcileEnd) {
@@ -144,43 +138,75 @@ func TestOutageMidProvisioning(t *testing.T) {
 		}
 	})
 
-	t.Run("backs off exponentially", func(t *testing.T) {
-		var delays []time.Duration
-		for _, e := range cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindReconcileEnd) {
-			if e.Result == observe.ResultRequeueAfter {
-				delays = append(delays, e.RequeueAfter.D())
+	t.Run("reaches Ready once the system is back", func(t *testing.T) {
+		checkkit.Eventually(t, "the Database to reach Ready", func() error {
+			var latest learnv1alpha1.Database
+			if err := c.Get(ctx, client.ObjectKeyFromObject(db), &latest); err != nil {
+				return err
 			}
-		}
-		if len(delays) < 2 || delays[0] != policy.Base || delays[1] != 2*policy.Base {
-			var calls []string
-			for _, c := range system.Calls() {
-				calls = append(calls, fmt.Sprintf("%s:%v", c.Step, c.Err != nil))
+			if latest.Status.Phase != learnv1alpha1.PhaseReady {
+				return fmt.Errorf("phase %q after %s (reconciles: %s)", latest.Status.Phase, show(moves()),
+					cluster.Describe(cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindReconcileEnd)))
 			}
-			checkkit.Expect(t, "RequeueAfter %s then %s after the first failures", fmt.Sprintf("%v; calls %v", delays, calls), policy.Base, 2*policy.Base)
+			if latest.Status.Retries != 0 {
+				return fmt.Errorf("Ready with status.retries %d (a success resets it)", latest.Status.Retries)
+			}
+			return nil
+		})
+	})
+
+	t.Run("persists moves learnv1alpha1.CanTransition allows only", func(t *testing.T) {
+		prev := learnv1alpha1.Phase("")
+		for _, p := range moves() {
+			if !learnv1alpha1.CanTransition(prev, p) {
+				checkkit.Expect(t, "valid transitions", fmt.Sprintf("%s → %s in %s", prev, p, show(moves())))
+			}
+			prev = p
 		}
 	})
 
-	t.Run(fmt.Sprintf("the breaker stops calls for %s after %d failures", cooldown, threshold), func(t *testing.T) {
-		var configure []cluster.Call
-		for _, call := range system.CallsFor(db.Name) {
-			if call.Step == "configure" {
-				configure = append(configure, call)
+	t.Run(fmt.Sprintf("the breaker opens after %d failed calls (reason CircuitOpen)", threshold), func(t *testing.T) {
+		if !circuitOpen() {
+			checkkit.Expect(t, "condition %s=False reason %s while the breaker refuses calls", fmt.Sprintf("phases %s", show(moves())),
+				learnv1alpha1.ConditionExternalSystemAvailable, learnv1alpha1.ReasonCircuitOpen)
+		}
+	})
+
+	t.Run("backs off exponentially, in status", func(t *testing.T) {
+		seen := map[int32]time.Duration{}
+		for _, w := range writes() {
+			if w.phase == learnv1alpha1.PhaseFailed && w.nextTry != nil && w.lastFailure != nil {
+				seen[w.retries] = w.nextTry.Sub(w.lastFailure.Time)
 			}
 		}
-		if len(configure) != failures+1 {
-			checkkit.Expect(t, "%d configure calls (failures, then one success)", fmt.Sprintf("%d", len(configure)), failures+1)
+		for n := int32(1); n <= 2; n++ {
+			if got, want := seen[n], policy.Delay(int(n)-1); got != want {
+				checkkit.Expect(t, "status.nextRetryTime − lastFailureTime = %s at status.retries %d", fmt.Sprintf("%s (retries seen: %v)", got, seen), want, n)
+			}
 		}
-		for i := threshold; i < len(configure); i++ {
-			if gap := configure[i].At.Sub(configure[i-1].At); gap < cooldown {
-				checkkit.Expect(t, "at least %s between calls once the breaker opened", fmt.Sprintf("call %d only %s after call %d", i+1, gap.Round(time.Millisecond), i), cooldown)
+	})
+
+	t.Run(fmt.Sprintf("no calls for %s once the breaker opened", cooldown), func(t *testing.T) {
+		failed := 0
+		calls := system.Calls()
+		for i, call := range calls {
+			if failed >= threshold && i > 0 {
+				if gap := call.At.Sub(calls[i-1].At); gap < cooldown-10*time.Millisecond {
+					checkkit.Expect(t, "at least %s between calls once the breaker opened", fmt.Sprintf("a %s call %s after the last failure", call.Step, gap.Round(time.Millisecond)), cooldown)
+				}
+			}
+			if call.Err != nil {
+				failed++
+			} else {
+				failed = 0
 			}
 		}
 	})
 
 	t.Run("creates the credentials Secret once, owned", func(t *testing.T) {
 		var s corev1.Secret
-		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: together.CredentialsSecret(db)}, &s); err != nil {
-			checkkit.Expect(t, "Secret %s", err.Error(), together.CredentialsSecret(db))
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: idempotency.SecretName(db.Name)}, &s); err != nil {
+			checkkit.Expect(t, "Secret %s", err.Error(), idempotency.SecretName(db.Name))
 		}
 		if metav1.GetControllerOf(&s) == nil {
 			checkkit.Expect(t, "the Secret owned by the Database", "no owner")

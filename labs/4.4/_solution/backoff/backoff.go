@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,9 +43,20 @@ type Reconciler struct {
 	Client client.Client
 	System external.System
 	Policy Policy
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
-// Reconcile tries to provision; a failure waits Policy.Delay(attempts).
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Reconcile tries to provision; failure number status.retries waits
+// Policy.Delay(retries-1) — Base, 2·Base, 4·Base … — until
+// status.nextRetryTime, as the reference operator does.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var db learnv1alpha1.Database
 	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
@@ -53,21 +65,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if db.Status.Endpoint != "" {
 		return ctrl.Result{}, nil
 	}
-	endpoint, err := r.System.Provision(ctx, db.Name)
+	if next := db.Status.NextRetryTime; next != nil {
+		if wait := next.Sub(r.now()); wait > 0 {
+			// Woken early (a watch event): wait out the persisted backoff.
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
+	endpoint, err := r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
 	if err != nil {
 		// The count lives in the status, not in memory or in the work queue's
 		// rate limiter: a watch event (someone edits a label) must not reset
 		// it, and neither must a restart.
-		delay := r.Policy.Delay(int(db.Status.Attempts))
-		db.Status.Attempts++
+		db.Status.Retries++
+		delay := r.Policy.Delay(int(db.Status.Retries) - 1)
+		db.Status.NextRetryTime = ptr(metav1.NewMicroTime(r.now().Add(delay)))
 		if err := r.Client.Status().Update(ctx, &db); err != nil {
 			return ctrl.Result{}, fmt.Errorf("record attempt: %w", err)
 		}
 		return ctrl.Result{RequeueAfter: delay}, nil
 	}
-	db.Status.Endpoint, db.Status.Attempts = endpoint, 0 // success resets the backoff
+	// Success resets the backoff.
+	db.Status.Endpoint, db.Status.Retries, db.Status.NextRetryTime = endpoint, 0, nil
 	if err := r.Client.Status().Update(ctx, &db); err != nil {
 		return ctrl.Result{}, fmt.Errorf("record endpoint: %w", err)
 	}
 	return ctrl.Result{}, nil
 }
+
+func ptr[T any](v T) *T { return &v }

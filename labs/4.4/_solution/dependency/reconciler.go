@@ -1,5 +1,6 @@
-// Package dependency is exercise 2: an external dependency checked before
-// any work, reported as a condition, and waited for without errors.
+// Package dependency is exercise 2: the external system checked before any
+// work, an outage reported as the Failed phase with a condition, and waited
+// out with RequeueAfter — not with errors.
 package dependency
 
 import (
@@ -16,18 +17,13 @@ import (
 	"example.com/lab44/external"
 )
 
-// The condition this exercise maintains, and its reasons.
-const (
-	ConditionExternalReady = "ExternalReady"
-	ReasonHealthy          = "Healthy"
-	ReasonUnavailable      = "ExternalUnavailable"
-)
-
-// Reconciler provisions each Database once the external system is healthy.
+// Reconciler runs a Database's Provisioning step once the external system
+// answers its health check: Pending → Provisioning → Configuring, with
+// Failed while the system is down.
 type Reconciler struct {
 	Client client.Client
 	System external.System
-	// RetryInterval is how long to wait before asking an unhealthy system again.
+	// RetryInterval is how long to wait before asking a failed system again.
 	RetryInterval time.Duration
 }
 
@@ -37,38 +33,67 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	switch db.Status.Phase {
+	case "":
+		return ctrl.Result{}, r.persist(ctx, &db, learnv1alpha1.PhasePending)
+	case learnv1alpha1.PhasePending:
+		return ctrl.Result{}, r.persist(ctx, &db, learnv1alpha1.PhaseProvisioning)
+	case learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseFailed:
+		// handled below
+	default:
+		return ctrl.Result{}, nil // the later phases are exercise 1's
+	}
 
-	if err := r.System.Healthy(ctx); err != nil {
+	if err := r.System.HealthCheck(ctx); err != nil {
 		// Waiting is not failing: record why, and come back at our pace. An
 		// error here would back off exponentially and flood the logs.
-		if setExternalReady(&db, metav1.ConditionFalse, ReasonUnavailable, err.Error()) {
-			if err := r.Client.Status().Update(ctx, &db); err != nil {
-				return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-			}
-		}
-		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+		return r.unavailable(ctx, &db, err)
 	}
-	// Up: record it together with the work's result, in one status write.
-	changed := setExternalReady(&db, metav1.ConditionTrue, ReasonHealthy, "external system is healthy")
-	if db.Status.Endpoint == "" {
-		endpoint, err := r.System.Provision(ctx, db.Name)
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("provision: %w", err)
-		}
-		db.Status.Endpoint, changed = endpoint, true
+	setCondition(&db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionTrue, learnv1alpha1.ReasonAvailable, "external system answered")
+	if db.Status.Phase == learnv1alpha1.PhaseFailed {
+		// The retry from Failed starts again at Provisioning.
+		setCondition(&db, learnv1alpha1.ConditionFailed, metav1.ConditionFalse, learnv1alpha1.ReasonRecovered, "retrying")
+		return ctrl.Result{}, r.persist(ctx, &db, learnv1alpha1.PhaseProvisioning)
 	}
-	if changed {
-		if err := r.Client.Status().Update(ctx, &db); err != nil {
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
+	endpoint, err := r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
+	if err != nil {
+		return r.unavailable(ctx, &db, err)
 	}
-	return ctrl.Result{}, nil
+	db.Status.Endpoint = endpoint
+	return ctrl.Result{}, r.persist(ctx, &db, learnv1alpha1.PhaseConfiguring)
 }
 
-// setExternalReady sets the ExternalReady condition in memory and reports
-// whether it changed (and so needs writing).
-func setExternalReady(db *learnv1alpha1.Database, status metav1.ConditionStatus, reason, message string) bool {
+// unavailable records an outage: phase Failed with
+// ExternalSystemAvailable=False (Unavailable), written only when something
+// changed, and a calm RequeueAfter with no error.
+func (r *Reconciler) unavailable(ctx context.Context, db *learnv1alpha1.Database, cause error) (ctrl.Result, error) {
+	changed := setCondition(db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionFalse, learnv1alpha1.ReasonUnavailable, cause.Error())
+	changed = setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionFalse, learnv1alpha1.ReasonUnavailable, "the external system is not available") || changed
+	if changed || db.Status.Phase != learnv1alpha1.PhaseFailed {
+		if err := r.persist(ctx, db, learnv1alpha1.PhaseFailed); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+}
+
+// persist moves the Database to phase (a move learnv1alpha1.CanTransition
+// allows) and writes its status.
+func (r *Reconciler) persist(ctx context.Context, db *learnv1alpha1.Database, phase learnv1alpha1.Phase) error {
+	if !learnv1alpha1.CanTransition(db.Status.Phase, phase) {
+		return fmt.Errorf("phase %q → %q is not in the state machine", db.Status.Phase, phase)
+	}
+	db.Status.Phase = phase
+	if err := r.Client.Status().Update(ctx, db); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+// setCondition sets a condition in memory and reports whether it changed
+// (and so needs writing).
+func setCondition(db *learnv1alpha1.Database, typ string, status metav1.ConditionStatus, reason, message string) bool {
 	return meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{
-		Type: ConditionExternalReady, Status: status, Reason: reason, Message: message, ObservedGeneration: db.Generation,
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: db.Generation,
 	})
 }

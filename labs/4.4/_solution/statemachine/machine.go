@@ -1,136 +1,181 @@
-// Package statemachine is exercise 1: a multi-phase reconcile as a state
-// machine with valid transitions only, each persisted.
+// Package statemachine is exercise 1: one reconcile, one phase. The table of
+// allowed moves is given (learnv1alpha1.CanTransition, the reference
+// operator's state machine); you write the per-phase dispatch — which step
+// each phase runs and which phase it moves to — each move persisted.
 package statemachine
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	learnv1alpha1 "example.com/lab44/api/v1alpha1"
 	"example.com/lab44/external"
 )
 
-// ConditionReady is the condition that mirrors the phase.
-const ConditionReady = "Ready"
-
-// transitions lists where each phase may go. "" is a Database nobody has
-// reconciled yet.
-var transitions = map[learnv1alpha1.Phase][]learnv1alpha1.Phase{
-	"":                              {learnv1alpha1.PhasePending},
-	learnv1alpha1.PhasePending:      {learnv1alpha1.PhaseProvisioning},
-	learnv1alpha1.PhaseProvisioning: {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseConfiguring:  {learnv1alpha1.PhaseDeploying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseDeploying:    {learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseVerifying:    {learnv1alpha1.PhaseReady, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseReady:        {learnv1alpha1.PhaseUpdating},
-	learnv1alpha1.PhaseUpdating:     {learnv1alpha1.PhaseConfiguring, learnv1alpha1.PhaseFailed},
-	learnv1alpha1.PhaseFailed:       {learnv1alpha1.PhasePending},
-}
-
-// CanTransition reports whether a Database may move from one phase to another.
-func CanTransition(from, to learnv1alpha1.Phase) bool {
-	return slices.Contains(transitions[from], to)
-}
-
 // Reconciler moves each Database one phase per reconcile; persisting the
-// new phase triggers the next reconcile through the watch.
+// new phase (a status update) brings the next reconcile through the watch.
 type Reconciler struct {
 	Client client.Client
 	System external.System
-	// RetryDelay is how long a Database stays Failed before it starts over.
+	// Configure and Deploy are the Kubernetes side of the Configuring and
+	// Deploying steps (the credentials Secret, the StatefulSet), given here;
+	// exercises 3 and 7 write them. Their errors are Kubernetes errors:
+	// return them, the queue retries.
+	Configure, Deploy func(context.Context, *learnv1alpha1.Database) error
+	// RetryDelay is how long a Database stays Failed before the retry
+	// (exercise 4 makes it grow).
 	RetryDelay time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
-// Reconcile performs the current phase's step and records the next phase.
+// Reconcile performs the current phase's step and moves to the next phase:
+// one phase per call.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var db learnv1alpha1.Database
 	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	phase := db.Status.Phase
-	switch phase {
+	switch db.Status.Phase {
 	case "":
-		return r.moveTo(ctx, &db, learnv1alpha1.PhasePending, "created")
+		return r.moveTo(ctx, &db, learnv1alpha1.PhasePending, "accepted; provisioning starts next")
 	case learnv1alpha1.PhasePending:
-		return r.moveTo(ctx, &db, learnv1alpha1.PhaseProvisioning, "provisioning started")
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseProvisioning, "provisioning in the external system")
 	case learnv1alpha1.PhaseProvisioning:
-		endpoint, err := r.System.Provision(ctx, db.Name)
+		if err := r.System.HealthCheck(ctx); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		endpoint, err := r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
 		if err != nil {
 			return r.fail(ctx, &db, err)
 		}
 		db.Status.Endpoint = endpoint
-		return r.moveTo(ctx, &db, learnv1alpha1.PhaseConfiguring, "provisioned at "+endpoint)
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseConfiguring, "creating the credentials Secret")
 	case learnv1alpha1.PhaseConfiguring:
-		return r.step(ctx, &db, r.System.Configure, learnv1alpha1.PhaseDeploying)
+		if err := r.Configure(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseDeploying, "deploying the StatefulSet")
 	case learnv1alpha1.PhaseDeploying:
-		return r.step(ctx, &db, r.System.Deploy, learnv1alpha1.PhaseVerifying)
+		if err := r.Deploy(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseVerifying, "verifying the database")
 	case learnv1alpha1.PhaseVerifying:
-		return r.step(ctx, &db, r.System.Verify, learnv1alpha1.PhaseReady)
+		if err := r.System.Ping(ctx, db.Status.Endpoint); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseReady, "database verified")
 	case learnv1alpha1.PhaseReady:
 		if db.Generation != db.Status.ObservedGeneration {
-			return r.moveTo(ctx, &db, learnv1alpha1.PhaseUpdating, "spec changed")
+			return r.moveTo(ctx, &db, learnv1alpha1.PhaseUpdating, "applying the changed spec")
 		}
 		return ctrl.Result{}, nil
 	case learnv1alpha1.PhaseUpdating:
-		return r.moveTo(ctx, &db, learnv1alpha1.PhaseConfiguring, "applying the new spec")
-	case learnv1alpha1.PhaseFailed:
-		// Entering Failed wakes us at once (the status changed): wait out
-		// the rest of RetryDelay before starting over.
-		if since := db.Status.PhaseSince; since != nil {
-			if wait := r.RetryDelay - time.Since(since.Time); wait > 0 {
-				return ctrl.Result{RequeueAfter: wait}, nil
-			}
+		if err := r.Configure(ctx, &db); err != nil {
+			return ctrl.Result{}, err
 		}
-		db.Status.FailedPhase = ""
-		return r.moveTo(ctx, &db, learnv1alpha1.PhasePending, "retrying")
+		if err := r.Deploy(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseVerifying, "verifying the changed database")
+	case learnv1alpha1.PhaseFailed:
+		// Entering Failed woke us at once (the status changed): wait out
+		// status.nextRetryTime, then retry only if the system answers.
+		if wait := r.retryWait(&db); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		if err := r.System.HealthCheck(ctx); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseProvisioning, "retrying provisioning")
 	default:
-		return ctrl.Result{}, fmt.Errorf("unknown phase %q", phase)
+		return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("unknown phase %q in status", db.Status.Phase))
 	}
 }
 
-// step runs one external step and moves on, or fails.
-func (r *Reconciler) step(ctx context.Context, db *learnv1alpha1.Database, do func(context.Context, string) error, next learnv1alpha1.Phase) (ctrl.Result, error) {
-	if err := do(ctx, db.Name); err != nil {
-		return r.fail(ctx, db, err)
-	}
-	return r.moveTo(ctx, db, next, string(db.Status.Phase)+" done")
-}
-
-// fail records the failed phase and comes back after RetryDelay.
-func (r *Reconciler) fail(ctx context.Context, db *learnv1alpha1.Database, cause error) (ctrl.Result, error) {
-	db.Status.FailedPhase = db.Status.Phase
-	if _, err := r.moveTo(ctx, db, learnv1alpha1.PhaseFailed, cause.Error()); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: r.RetryDelay}, nil
-}
-
-// moveTo checks and persists a transition, with the Ready condition and
-// observedGeneration describing it.
+// moveTo persists one transition of the state machine, refusing any that
+// learnv1alpha1.CanTransition does not allow, with the conditions that
+// describe the new phase: Ready=True (Reconciled), status.ready and
+// observedGeneration on reaching Ready; Ready=False (InProgress) otherwise.
+// Leaving a phase whose step answered from the external system records
+// ExternalSystemAvailable=True (Available).
 func (r *Reconciler) moveTo(ctx context.Context, db *learnv1alpha1.Database, to learnv1alpha1.Phase, message string) (ctrl.Result, error) {
 	from := db.Status.Phase
-	if !CanTransition(from, to) {
-		return ctrl.Result{}, fmt.Errorf("invalid transition %q → %q", from, to)
+	if !learnv1alpha1.CanTransition(from, to) {
+		return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("phase %q → %q is not in the state machine", from, to))
 	}
-	status := metav1.ConditionFalse
+	switch from {
+	case learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseFailed:
+		r.setCondition(db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionTrue, learnv1alpha1.ReasonAvailable, "external system answered")
+	}
+	if from == learnv1alpha1.PhaseFailed {
+		r.setCondition(db, learnv1alpha1.ConditionFailed, metav1.ConditionFalse, learnv1alpha1.ReasonRecovered, "retrying")
+		db.Status.NextRetryTime = nil
+	}
+	db.Status.Phase = to
 	if to == learnv1alpha1.PhaseReady {
-		status = metav1.ConditionTrue
+		db.Status.Ready = true
+		db.Status.ObservedGeneration = db.Generation
+		db.Status.Retries = 0
+		r.setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionTrue, learnv1alpha1.ReasonReconciled, message)
+	} else {
+		db.Status.Ready = false
+		r.setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionFalse, learnv1alpha1.ReasonInProgress, message)
 	}
-	now := metav1.Now()
-	db.Status.Phase, db.Status.PhaseSince = to, &now
-	db.Status.ObservedGeneration = db.Generation
-	meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{
-		Type: ConditionReady, Status: status, Reason: string(to), Message: message, ObservedGeneration: db.Generation,
-	})
 	if err := r.Client.Status().Update(ctx, db); err != nil {
 		return ctrl.Result{}, fmt.Errorf("persist phase %s: %w", to, err)
 	}
 	return ctrl.Result{}, nil
 }
+
+// fail records a failed external call as the reference operator does:
+// phase Failed, ExternalSystemAvailable=False (Unavailable), one more
+// status.retries, and status.nextRetryTime RetryDelay from now, which the
+// reconcile returns as RequeueAfter — with no error.
+func (r *Reconciler) fail(ctx context.Context, db *learnv1alpha1.Database, cause error) (ctrl.Result, error) {
+	now := r.now()
+	st := &db.Status
+	st.Phase, st.Ready = learnv1alpha1.PhaseFailed, false
+	st.Retries++
+	st.LastFailureTime = ptr(metav1.NewMicroTime(now))
+	st.NextRetryTime = ptr(metav1.NewMicroTime(now.Add(r.RetryDelay)))
+	r.setCondition(db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionFalse, learnv1alpha1.ReasonUnavailable, cause.Error())
+	r.setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionFalse, learnv1alpha1.ReasonUnavailable, "the external system is not available")
+	r.setCondition(db, learnv1alpha1.ConditionFailed, metav1.ConditionTrue, learnv1alpha1.ReasonUnavailable, cause.Error())
+	if err := r.Client.Status().Update(ctx, db); err != nil {
+		return ctrl.Result{}, fmt.Errorf("persist phase Failed: %w", err)
+	}
+	return ctrl.Result{RequeueAfter: r.RetryDelay}, nil
+}
+
+// retryWait is how long a Failed Database still has to wait before its
+// retry (status.nextRetryTime); zero or less means now.
+func (r *Reconciler) retryWait(db *learnv1alpha1.Database) time.Duration {
+	if db.Status.NextRetryTime == nil {
+		return 0
+	}
+	return db.Status.NextRetryTime.Sub(r.now())
+}
+
+func (r *Reconciler) setCondition(db *learnv1alpha1.Database, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: db.Generation,
+	})
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,7 +37,7 @@ func (p Policy) Delay(n int) time.Duration {
 //
 // TODO(lab): a count kept here is lost on restart, and this draft resets it
 // whenever a reconcile starts — which every watch event causes. Keep it in
-// the status (status.attempts) instead.
+// the status (status.retries) instead.
 var attempts = map[string]int{}
 
 // Reconciler provisions a Database, backing off between failed attempts.
@@ -44,9 +45,20 @@ type Reconciler struct {
 	Client client.Client
 	System external.System
 	Policy Policy
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
-// Reconcile tries to provision; a failure waits Policy.Delay(attempts).
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Reconcile tries to provision; failure number status.retries waits
+// Policy.Delay(retries-1) — Base, 2·Base, 4·Base … — until
+// status.nextRetryTime, as the reference operator does.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var db learnv1alpha1.Database
 	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
@@ -55,16 +67,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if db.Status.Endpoint != "" {
 		return ctrl.Result{}, nil
 	}
+	if next := db.Status.NextRetryTime; next != nil {
+		if wait := next.Sub(r.now()); wait > 0 {
+			// Woken early (a watch event): wait out the persisted backoff.
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	attempts[db.Name] = 0
-	endpoint, err := r.System.Provision(ctx, db.Name)
+	endpoint, err := r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
 	if err != nil {
 		delay := r.Policy.Delay(attempts[db.Name])
 		attempts[db.Name]++
+		db.Status.NextRetryTime = ptr(metav1.NewMicroTime(r.now().Add(delay)))
+		if err := r.Client.Status().Update(ctx, &db); err != nil {
+			return ctrl.Result{}, fmt.Errorf("record the retry time: %w", err)
+		}
 		return ctrl.Result{RequeueAfter: delay}, nil
 	}
-	db.Status.Endpoint = endpoint
+	db.Status.Endpoint, db.Status.NextRetryTime = endpoint, nil
 	if err := r.Client.Status().Update(ctx, &db); err != nil {
 		return ctrl.Result{}, fmt.Errorf("record endpoint: %w", err)
 	}
 	return ctrl.Result{}, nil
 }
+
+func ptr[T any](v T) *T { return &v }

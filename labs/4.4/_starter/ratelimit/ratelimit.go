@@ -60,7 +60,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if d := r.Limiter.Delay(r.Now()); d > 0 {
 		time.Sleep(d)
 	}
-	endpoint, err := r.System.Provision(ctx, db.Name)
+	endpoint, err := r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("provision: %w", err)
 	}

@@ -1,6 +1,7 @@
-// Package together is exercise 7: the whole reconcile — state machine,
-// dependency check, circuit breaker, backoff, idempotent operations and
-// status — built from your earlier exercises.
+// Package together is exercise 7: the reference operator's whole reconcile
+// in your hands — the state machine one phase per call, the health check,
+// the circuit breaker, the backoff kept in status, and the idempotent
+// credentials Secret — built from your earlier exercises.
 package together
 
 import (
@@ -8,136 +9,204 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	learnv1alpha1 "example.com/lab44/api/v1alpha1"
 	"example.com/lab44/backoff"
 	"example.com/lab44/breaker"
 	"example.com/lab44/external"
 	"example.com/lab44/idempotency"
-	"example.com/lab44/statemachine"
 )
-
-// Conditions this reconciler maintains.
-const (
-	ConditionReady         = statemachine.ConditionReady
-	ConditionExternalReady = "ExternalReady"
-)
-
-// CredentialsSecret names the Secret holding a Database's credentials.
-func CredentialsSecret(db *learnv1alpha1.Database) string { return db.Name + "-credentials" }
 
 // Reconciler brings a Database to Ready through an unreliable external
-// system. It is set up to ignore status-only changes, so it asks for every
-// next reconcile itself.
+// system, one phase per reconcile: each move is a status write, whose watch
+// event brings the next reconcile.
 type Reconciler struct {
 	Client  client.Client
 	System  external.System
 	Breaker *breaker.Breaker
 	Backoff backoff.Policy
-	// HealthRetry is how long to wait for an unhealthy system.
-	HealthRetry time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
-// Reconcile moves the Database through its phases as far as it can.
+// Reconcile performs the current phase's step and moves to the next phase.
 //
-// TODO(lab): this draft has the state machine but none of the defences.
-// Check the external system's health first (ExternalReady condition, wait
-// HealthRetry, no error); ask r.Breaker before every external call (open:
-// wait, do not call) and tell it the outcome; count failures in
-// status.attempts and back off with r.Backoff — without returning an error,
-// which would make the controller ignore RequeueAfter; take a Ready
-// Database whose spec changed through Updating.
+// TODO(lab): this draft has the state machine but not the defences. Send
+// every external call through r.Breaker (call: open → breaker.ErrOpen
+// without calling; otherwise tell it the outcome), and make fail back off
+// like the reference operator — status.retries, status.nextRetryTime from
+// r.Backoff, reason CircuitOpen when the breaker refused — returning
+// RequeueAfter with a nil error: an error together with RequeueAfter makes
+// the controller ignore the RequeueAfter. In Failed, wait out
+// status.nextRetryTime before the health check.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var db learnv1alpha1.Database
 	if err := r.Client.Get(ctx, req.NamespacedName, &db); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if db.Status.Phase == learnv1alpha1.PhaseReady {
-		return ctrl.Result{}, nil
-	}
-	for db.Status.Phase != learnv1alpha1.PhaseReady {
-		next, step := r.plan(&db)
-		if step != nil {
-			if err := step(ctx, &db); err != nil {
-				return ctrl.Result{RequeueAfter: r.Backoff.Delay(int(db.Status.Attempts))}, err
-			}
+	switch db.Status.Phase {
+	case "":
+		return r.moveTo(ctx, &db, learnv1alpha1.PhasePending, "accepted; provisioning starts next")
+	case learnv1alpha1.PhasePending:
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseProvisioning, "provisioning in the external system")
+	case learnv1alpha1.PhaseProvisioning:
+		if err := r.call(ctx, r.System.HealthCheck); err != nil {
+			return r.fail(ctx, &db, err)
 		}
-		if err := r.moveTo(ctx, &db, next, string(next)); err != nil {
+		var endpoint string
+		if err := r.call(ctx, func(ctx context.Context) (err error) {
+			endpoint, err = r.System.Provision(ctx, external.Key(db.Namespace, db.Name), db.Spec.DatabaseName)
+			return err
+		}); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		db.Status.Endpoint = endpoint
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseConfiguring, "creating the credentials Secret")
+	case learnv1alpha1.PhaseConfiguring:
+		if err := r.ensureSecret(ctx, &db); err != nil {
 			return ctrl.Result{}, err
 		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseDeploying, "deploying the StatefulSet")
+	case learnv1alpha1.PhaseDeploying:
+		if err := r.ensureWorkload(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseVerifying, "verifying the database")
+	case learnv1alpha1.PhaseVerifying:
+		if err := r.call(ctx, func(ctx context.Context) error { return r.System.Ping(ctx, db.Status.Endpoint) }); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseReady, "database verified")
+	case learnv1alpha1.PhaseReady:
+		if db.Generation != db.Status.ObservedGeneration {
+			return r.moveTo(ctx, &db, learnv1alpha1.PhaseUpdating, "applying the changed spec")
+		}
+		// Re-assert what we own: writes nothing when nothing drifted.
+		if err := r.ensureSecret(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.ensureWorkload(ctx, &db)
+	case learnv1alpha1.PhaseUpdating:
+		if err := r.ensureSecret(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := r.ensureWorkload(ctx, &db); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseVerifying, "verifying the changed database")
+	case learnv1alpha1.PhaseFailed:
+		if err := r.call(ctx, r.System.HealthCheck); err != nil {
+			return r.fail(ctx, &db, err)
+		}
+		return r.moveTo(ctx, &db, learnv1alpha1.PhaseProvisioning, "retrying provisioning")
+	default:
+		return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("unknown phase %q in status", db.Status.Phase))
+	}
+}
+
+// call makes one external call.
+func (r *Reconciler) call(ctx context.Context, do func(context.Context) error) error {
+	return do(ctx)
+}
+
+// fail records a failed external call: phase Failed and the conditions.
+func (r *Reconciler) fail(ctx context.Context, db *learnv1alpha1.Database, cause error) (ctrl.Result, error) {
+	reason := learnv1alpha1.ReasonUnavailable
+	st := &db.Status
+	st.Phase, st.Ready = learnv1alpha1.PhaseFailed, false
+	st.LastFailureTime = ptr(metav1.NewMicroTime(r.now()))
+	setCondition(db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionFalse, reason, cause.Error())
+	setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionFalse, reason, "the external system is not available")
+	setCondition(db, learnv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, cause.Error())
+	if err := r.Client.Status().Update(ctx, db); err != nil {
+		return ctrl.Result{}, fmt.Errorf("persist phase Failed: %w", err)
+	}
+	return ctrl.Result{RequeueAfter: r.Backoff.Delay(int(st.Retries))}, cause
+}
+
+// moveTo persists one transition of the state machine (refusing any that
+// learnv1alpha1.CanTransition does not allow) with the conditions that
+// describe the new phase.
+func (r *Reconciler) moveTo(ctx context.Context, db *learnv1alpha1.Database, to learnv1alpha1.Phase, message string) (ctrl.Result, error) {
+	from := db.Status.Phase
+	if !learnv1alpha1.CanTransition(from, to) {
+		return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("phase %q → %q is not in the state machine", from, to))
+	}
+	switch from {
+	case learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying, learnv1alpha1.PhaseFailed:
+		setCondition(db, learnv1alpha1.ConditionExternalSystemAvailable, metav1.ConditionTrue, learnv1alpha1.ReasonAvailable, "external system answered")
+	}
+	if from == learnv1alpha1.PhaseFailed {
+		setCondition(db, learnv1alpha1.ConditionFailed, metav1.ConditionFalse, learnv1alpha1.ReasonRecovered, "retrying")
+		db.Status.NextRetryTime = nil
+	}
+	db.Status.Phase = to
+	if to == learnv1alpha1.PhaseReady {
+		db.Status.Ready, db.Status.ObservedGeneration, db.Status.Retries = true, db.Generation, 0
+		setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionTrue, learnv1alpha1.ReasonReconciled, message)
+	} else {
+		db.Status.Ready = false
+		setCondition(db, learnv1alpha1.ConditionReady, metav1.ConditionFalse, learnv1alpha1.ReasonInProgress, message)
+	}
+	if err := r.Client.Status().Update(ctx, db); err != nil {
+		return ctrl.Result{}, fmt.Errorf("persist phase %s: %w", to, err)
 	}
 	return ctrl.Result{}, nil
 }
 
-// plan returns the phase after the current one and the step that gets there
-// (nil when moving on needs no external call).
-func (r *Reconciler) plan(db *learnv1alpha1.Database) (learnv1alpha1.Phase, func(context.Context, *learnv1alpha1.Database) error) {
-	call := func(do func(context.Context, string) error) func(context.Context, *learnv1alpha1.Database) error {
-		return func(ctx context.Context, db *learnv1alpha1.Database) error { return do(ctx, db.Name) }
-	}
-	switch db.Status.Phase {
-	case "", learnv1alpha1.PhaseFailed:
-		return learnv1alpha1.PhasePending, nil
-	case learnv1alpha1.PhasePending:
-		return learnv1alpha1.PhaseProvisioning, nil
-	case learnv1alpha1.PhaseProvisioning:
-		return learnv1alpha1.PhaseConfiguring, r.provision
-	case learnv1alpha1.PhaseConfiguring:
-		return learnv1alpha1.PhaseDeploying, call(r.System.Configure)
-	case learnv1alpha1.PhaseDeploying:
-		return learnv1alpha1.PhaseVerifying, call(r.System.Deploy)
-	case learnv1alpha1.PhaseVerifying:
-		return learnv1alpha1.PhaseReady, call(r.System.Verify)
-	default: // Updating
-		return learnv1alpha1.PhaseConfiguring, nil
-	}
-}
-
-// provision creates the instance and its credentials, both idempotently.
-func (r *Reconciler) provision(ctx context.Context, db *learnv1alpha1.Database) error {
-	endpoint, err := r.System.Provision(ctx, db.Name)
-	if err != nil {
+// ensureSecret is exercise 3's EnsureSecret, recorded in status.secretName.
+func (r *Reconciler) ensureSecret(ctx context.Context, db *learnv1alpha1.Database) error {
+	if err := idempotency.EnsureSecret(ctx, r.Client, db); err != nil {
 		return err
 	}
-	db.Status.Endpoint = endpoint
-	return idempotency.EnsureSecret(ctx, r.Client, db, CredentialsSecret(db), map[string][]byte{
-		"endpoint": []byte(endpoint), "username": []byte(db.Name),
-	})
+	db.Status.SecretName = idempotency.SecretName(db.Name)
+	return nil
 }
 
-// moveTo persists a valid transition with its condition and observedGeneration.
-func (r *Reconciler) moveTo(ctx context.Context, db *learnv1alpha1.Database, to learnv1alpha1.Phase, message string) error {
-	if !statemachine.CanTransition(db.Status.Phase, to) {
-		return fmt.Errorf("invalid transition %q → %q", db.Status.Phase, to)
+// ensureWorkload creates or updates the Database's StatefulSet (named as
+// the Database), owned by it. Immutable fields are set only on creation.
+func (r *Reconciler) ensureWorkload(ctx context.Context, db *learnv1alpha1.Database) error {
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: db.Name, Namespace: db.Namespace}}
+	labels := map[string]string{"app.kubernetes.io/name": "database", "app.kubernetes.io/instance": db.Name}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, sts, func() error {
+		if sts.CreationTimestamp.IsZero() {
+			sts.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
+			sts.Spec.ServiceName = db.Name
+		}
+		replicas := db.Spec.Replicas
+		sts.Spec.Replicas = &replicas
+		sts.Spec.Template.Labels = labels
+		if len(sts.Spec.Template.Spec.Containers) == 0 {
+			sts.Spec.Template.Spec.Containers = []corev1.Container{{Name: "database"}}
+		}
+		sts.Spec.Template.Spec.Containers[0].Image = db.Spec.Image
+		return controllerutil.SetControllerReference(db, sts, r.Client.Scheme())
+	})
+	if err != nil {
+		return fmt.Errorf("ensure StatefulSet %s: %w", sts.Name, err)
 	}
-	status := metav1.ConditionFalse
-	if to == learnv1alpha1.PhaseReady {
-		status = metav1.ConditionTrue
-	}
-	now := metav1.Now()
-	db.Status.Phase, db.Status.PhaseSince, db.Status.ObservedGeneration = to, &now, db.Generation
+	return nil
+}
+
+func setCondition(db *learnv1alpha1.Database, typ string, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{
-		Type: ConditionReady, Status: status, Reason: string(to), Message: message, ObservedGeneration: db.Generation,
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: db.Generation,
 	})
-	if err := r.Client.Status().Update(ctx, db); err != nil {
-		return fmt.Errorf("persist phase %s: %w", to, err)
-	}
-	return nil
 }
 
-// setCondition persists a condition when it changes.
-func (r *Reconciler) setCondition(ctx context.Context, db *learnv1alpha1.Database, condType string, status metav1.ConditionStatus, reason, message string) error {
-	if !meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{
-		Type: condType, Status: status, Reason: reason, Message: message, ObservedGeneration: db.Generation,
-	}) {
-		return nil
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
 	}
-	if err := r.Client.Status().Update(ctx, db); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return time.Now()
 }
+
+func ptr[T any](v T) *T { return &v }

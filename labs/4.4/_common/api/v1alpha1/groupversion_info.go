@@ -1,4 +1,10 @@
-// Package v1alpha1 holds the Database API that lab 4.4's exercises reconcile.
+// Package v1alpha1 is the Database API that lab 4.4's exercises reconcile:
+// the reference operator's own types (database_types.go, conditions.go,
+// transitions.go — copied into your workspace from the operator, not
+// written for the lab), in a group of the lab's own, learn.operator-lab.dev,
+// so that your objects and the reference operator's never meet on one
+// control plane. The phases, condition types, reasons and the state machine
+// (CanTransition, NextPhases) are the ones `lab start 4.4` shows.
 //
 // +kubebuilder:object:generate=true
 // +groupName=learn.operator-lab.dev
