@@ -222,13 +222,3 @@ func TestEnvFlags(t *testing.T) {
 	refused(t, NewCmdEnvUp, map[string]string{"now": `unknown command "now"`})
 	refused(t, NewCmdEnvStatus, map[string]string{"--all": "unknown flag: --all"})
 }
-
-// TestBadFlagsThroughTheRoot: on the real command line a bad flag value
-// says which flag and where to read more, and costs exit status 1.
-func TestBadFlagsThroughTheRoot(t *testing.T) {
-	labtest.Hermetic(t)
-	_, errOut, code := labCmd(t, "run", "4.4", "--for", "soon")
-	if code != 1 || !strings.HasPrefix(errOut, `lab: invalid argument "soon" for "--for" flag`) || !strings.Contains(errOut, "(see 'lab run --help')") {
-		t.Errorf("lab run 4.4 --for soon: exit %d, stderr %q", code, errOut)
-	}
-}

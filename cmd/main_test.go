@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/labtest"
@@ -17,19 +19,35 @@ import (
 // it runs in-process start (see package proc), and gives the whole binary
 // its own lab state folder and cache: a session a test starts never
 // attaches to a developer's `lab env up`, nor uses their build folders.
+//
+// The binary is also `lab` itself for the scripts of TestScripts:
+// testscript.Main puts a copy named lab on their PATH, and when started
+// under that name it runs lab's real entry point instead of the tests. That
+// process is a lab, not a test run: it gets no hermetic folders of its own
+// (hermeticTests.Run never runs in it), only those its script gave it.
 func TestMain(m *testing.M) {
+	// First: the supervisor this binary re-executes itself as is neither
+	// the tests nor lab.
 	if code, ok := proc.RunIfSupervisor(); ok {
 		os.Exit(code)
 	}
+	testscript.Main(hermeticTests{m}, map[string]func(){
+		"lab": func() { os.Exit(Main()) },
+	})
+}
+
+// hermeticTests is m.Run inside labtest.HermeticProcess.
+type hermeticTests struct{ m *testing.M }
+
+func (h hermeticTests) Run() int {
 	cleanup, err := labtest.HermeticProcess()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cmd tests:", err)
-		os.Exit(1)
+		return 1
 	}
-	code := m.Run()
-	labtest.RemoveBinary()
-	cleanup()
-	os.Exit(code)
+	defer cleanup()
+	defer labtest.RemoveBinary()
+	return h.m.Run()
 }
 
 // TestTheBinaryIsHermetic: TestMain gave this binary its own state folder
