@@ -80,7 +80,7 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 		{lab: "3.1", switchTo: "rate-limited", worldSwitchName: "external",
 			done: func(key string, events []observe.Event) bool {
 				return has(events, func(e observe.Event) bool {
-					return e.Key == key && e.Kind == observe.KindCondition && e.Type == "Delivered" && e.Status == "True"
+					return e.Key == key && e.Kind == observe.KindCondition && e.Type == "Ready" && e.Status == "True"
 				})
 			}},
 		{lab: "4.4", switchTo: "down", worldSwitchName: "external",

@@ -55,9 +55,13 @@ type scenario struct {
 	setup   func(w *world, name string)
 	requeue string // "queue.add_after 23s", "queue.add_rate_limited" or "no requeue"
 	result  string // expected reconcile.end result, "" for any
-	// condition: expected Delivered status and reason, "" for none checked.
-	condStatus, condReason string
+	// conds: the conditions the stored status must hold afterwards (the
+	// API's types and reasons); none checked if empty.
+	conds []cond
 }
+
+// cond is one expected condition: its type, status and reason.
+type cond struct{ typ, status, reason string }
 
 func TestChoosingTheResult(t *testing.T) {
 	ctx := context.Background()
@@ -65,10 +69,17 @@ func TestChoosingTheResult(t *testing.T) {
 	retryAfter := checkkit.Seconds(11, 90)
 	scenarios := []scenario{
 		{name: "success", requeue: "no requeue", result: observe.ResultSuccess,
-			condStatus: "True", condReason: results.ReasonSent},
+			conds: []cond{
+				{learnv1alpha1.ConditionDependencyAvailable, "True", learnv1alpha1.ReasonAvailable},
+				{learnv1alpha1.ConditionReady, "True", learnv1alpha1.ReasonReconciled},
+			}},
 		{name: fmt.Sprintf("dependency not ready (DependencyRetry %s)", dependencyRetry),
 			setup:   func(w *world, n string) { w.notReady[n] = true },
-			requeue: "queue.add_after " + dependencyRetry.String()},
+			requeue: "queue.add_after " + dependencyRetry.String(),
+			conds: []cond{
+				{learnv1alpha1.ConditionDependencyAvailable, "False", learnv1alpha1.ReasonUnavailable},
+				{learnv1alpha1.ConditionReady, "False", learnv1alpha1.ReasonUnavailable},
+			}},
 		{name: "dependency check fails",
 			setup: func(w *world, n string) {
 				w.depErr[n] = errors.New(checkkit.Pick("dial tcp: i/o timeout", "connection refused"))
@@ -84,7 +95,10 @@ func TestChoosingTheResult(t *testing.T) {
 				w.sendErr[n] = fmt.Errorf("hello %s: %w", n, results.ErrRejected)
 			},
 			requeue: "no requeue", result: observe.ResultTerminal,
-			condStatus: "False", condReason: results.ReasonRejected},
+			conds: []cond{
+				{learnv1alpha1.ConditionFailed, "True", learnv1alpha1.ReasonInvalidSpec},
+				{learnv1alpha1.ConditionReady, "False", learnv1alpha1.ReasonInvalidSpec},
+			}},
 		{name: fmt.Sprintf("rate limited (retry after %s)", retryAfter),
 			setup:   func(w *world, n string) { w.sendErr[n] = &results.RateLimitedError{RetryAfter: retryAfter} },
 			requeue: "queue.add_after " + retryAfter.String(), result: observe.ResultRequeueAfter},
@@ -137,8 +151,8 @@ func TestChoosingTheResult(t *testing.T) {
 			if requeue != s.requeue {
 				checkkit.Expect(t, "%s", requeue+" ("+end.Brief()+")", s.requeue)
 			}
-			if s.condStatus != "" {
-				checkCondition(t, c, types.NamespacedName{Namespace: ns, Name: s.greet}, s.condStatus, s.condReason)
+			if len(s.conds) > 0 {
+				checkConditions(t, c, types.NamespacedName{Namespace: ns, Name: s.greet}, s.conds)
 			}
 		})
 	}
@@ -176,22 +190,24 @@ func firstDecision(t *testing.T, obs *cluster.Observer, key string) (observe.Eve
 	return end, requeue
 }
 
-// checkCondition expects the HelloWorld's persisted Delivered condition.
-func checkCondition(t *testing.T, c client.Client, key types.NamespacedName, status, reason string) {
+// checkConditions expects the HelloWorld's persisted conditions.
+func checkConditions(t *testing.T, c client.Client, key types.NamespacedName, want []cond) {
 	t.Helper()
 	var g learnv1alpha1.HelloWorld
 	if err := c.Get(context.Background(), key, &g); err != nil {
 		t.Fatalf("get HelloWorld: %v", err)
 	}
-	cond := meta.FindStatusCondition(g.Status.Conditions, results.ConditionDelivered)
-	switch {
-	case cond == nil:
-		checkkit.Expect(t, "a persisted %s condition %s/%s (Status().Update)", "no such condition in the stored status",
-			results.ConditionDelivered, status, reason)
-	case string(cond.Status) != status || cond.Reason != reason:
-		checkkit.Expect(t, "condition %s %s/%s", fmt.Sprintf("%s/%s", cond.Status, cond.Reason),
-			results.ConditionDelivered, status, reason)
-	case cond.ObservedGeneration != g.Generation:
-		checkkit.Expect(t, "the condition's observedGeneration to be %d", fmt.Sprintf("%d", cond.ObservedGeneration), g.Generation)
+	for _, w := range want {
+		got := meta.FindStatusCondition(g.Status.Conditions, w.typ)
+		switch {
+		case got == nil:
+			checkkit.Expect(t, "a persisted %s condition %s/%s (Status().Update)", "no such condition in the stored status",
+				w.typ, w.status, w.reason)
+		case string(got.Status) != w.status || got.Reason != w.reason:
+			checkkit.Expect(t, "condition %s %s/%s", fmt.Sprintf("%s/%s", got.Status, got.Reason),
+				w.typ, w.status, w.reason)
+		case got.ObservedGeneration != g.Generation:
+			checkkit.Expect(t, "the %s condition's observedGeneration to be %d", fmt.Sprintf("%d", got.ObservedGeneration), w.typ, g.Generation)
+		}
 	}
 }

@@ -19,7 +19,7 @@ type Dependency interface {
 //
 // Send's errors tell what kind of failure it was:
 //   - errors.Is(err, ErrRejected): the service will never accept this
-//     message; retrying cannot help.
+//     message as the spec asks for it; retrying cannot help.
 //   - errors.As(err, &*RateLimitedError): too many calls; the error says
 //     when to try again.
 //   - anything else: a transient failure (timeout, connection reset).
@@ -27,7 +27,8 @@ type Sender interface {
 	Send(ctx context.Context, hello *learnv1alpha1.HelloWorld) error
 }
 
-// ErrRejected is a permanent failure: the message is not acceptable.
+// ErrRejected is a permanent failure: the message is not acceptable, and
+// only a change to the spec can fix it.
 var ErrRejected = errors.New("message rejected")
 
 // RateLimitedError says the service is throttling us.
@@ -38,10 +39,3 @@ type RateLimitedError struct {
 func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("rate limited: retry after %s", e.RetryAfter)
 }
-
-// The Delivered condition and its reasons.
-const (
-	ConditionDelivered = "Delivered"
-	ReasonSent         = "Sent"
-	ReasonRejected     = "Rejected"
-)
