@@ -3,7 +3,10 @@
 // make a pattern happen — and the lab's sample objects they change. Both
 // `lab run --scenario NAME` (Run, headless) and the live view's lesson
 // demos (Live) run them, so there is one definition of each; the live
-// view's c/u/d keys change objects through the same ClientObjects.
+// view's c/u/d keys change objects through the same ClientObjects. What
+// the samples refer to (lab 3.1's HelloWorlds name a Secret in
+// spec.secretRef) is a Prerequisite of theirs, created once by the first
+// Create.
 //
 // Each step is emitted as a "scenario" event (name = scenario or actor,
 // op = step, message = detail), so a trace shows what the driver did next

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -43,6 +44,21 @@ type Samples interface {
 	Change(obj client.Object) (string, error)
 }
 
+// Prerequisites is what Samples implement whose objects refer to others of
+// another kind, which must exist first: lab 3.1's HelloWorlds name a Secret
+// in spec.secretRef. ClientObjects creates them once, in its namespace,
+// before the first sample.
+type Prerequisites interface {
+	Prerequisites(namespace string) []Prerequisite
+}
+
+// Prerequisite is one object the samples refer to, and what to say about it
+// when it is created.
+type Prerequisite struct {
+	Object  client.Object
+	Message string
+}
+
 // ClientObjects are the sample objects of one namespace, changed through a
 // client. Each action is announced as a scenario event named after the
 // actor ("you" in the live view, the scenario's name in `lab run`), so the
@@ -56,6 +72,11 @@ type ClientObjects struct {
 
 	mu   sync.Mutex
 	made int
+
+	// prepared is set once the samples' prerequisites exist; prepareMu
+	// makes a concurrent Create wait until they do.
+	prepareMu sync.Mutex
+	prepared  bool
 }
 
 // NewClientObjects drives samples in namespace through c, announcing each
@@ -85,12 +106,39 @@ func (o *ClientObjects) Create(ctx context.Context, name string, invalid bool) (
 	if err != nil {
 		return "", err
 	}
+	if err := o.prepare(ctx); err != nil {
+		return "", err
+	}
 	key := o.key(obj.GetName())
 	o.announce("create", key, message)
 	if err := o.client.Create(ctx, obj); err != nil {
 		return "", fmt.Errorf("create %s: %w", key, err)
 	}
 	return key, nil
+}
+
+// prepare creates the samples' prerequisites, if they have any and this
+// is the first Create; each is announced like a sample. One that exists
+// already (made by an earlier run in the namespace) is fine.
+func (o *ClientObjects) prepare(ctx context.Context) error {
+	p, ok := o.samples.(Prerequisites)
+	if !ok {
+		return nil
+	}
+	o.prepareMu.Lock()
+	defer o.prepareMu.Unlock()
+	if o.prepared {
+		return nil
+	}
+	for _, pre := range p.Prerequisites(o.namespace) {
+		key := o.key(pre.Object.GetName())
+		o.announce("create", key, pre.Message)
+		if err := o.client.Create(ctx, pre.Object); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create %s: %w", key, err)
+		}
+	}
+	o.prepared = true
+	return nil
 }
 
 // Update makes the samples' spec change n times in a row.

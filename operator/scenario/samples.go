@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -18,10 +19,16 @@ const (
 	invalidStorage = "lots"
 	sampleMessage  = "Hello, world"
 	sampleCount    = 1
+	// sampleSecret is the Secret every HelloWorld sample names in
+	// spec.secretRef, and sampleSignature the value of its signature key:
+	// the controller reads it through the API reader (from=api), as lab
+	// 3.1's reads exercise teaches, and copies it into the ConfigMap.
+	sampleSecret    = "hello-signature"
+	sampleSignature = "-- the lab"
 )
 
-// Reference is the reference operator's samples: HelloWorlds for lab 3.1,
-// Databases for 4.4.
+// Reference is the reference operator's samples: HelloWorlds for lab 3.1
+// (with the Secret they name, a Prerequisite), Databases for 4.4.
 func Reference(lab string) Samples {
 	if lab == lab31 {
 		return helloSamples{}
@@ -78,12 +85,14 @@ func (databaseSamples) repair(obj client.Object) (string, error) {
 
 type helloSamples struct{}
 
+var _ Prerequisites = helloSamples{}
+
 func (helloSamples) Name() string { return "hello" }
 
 func (helloSamples) New(namespace, name string, invalid bool) (client.Object, string, error) {
 	hw := &v1alpha1.HelloWorld{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec:       v1alpha1.HelloWorldSpec{Message: sampleMessage, Count: sampleCount},
+		Spec:       v1alpha1.HelloWorldSpec{Message: sampleMessage, Count: sampleCount, SecretRef: sampleSecret},
 	}
 	if !invalid {
 		return hw, "", nil
@@ -94,6 +103,17 @@ func (helloSamples) New(namespace, name string, invalid bool) (client.Object, st
 }
 
 func (helloSamples) Empty() client.Object { return &v1alpha1.HelloWorld{} }
+
+// Prerequisites is the Secret the samples' spec.secretRef names.
+func (helloSamples) Prerequisites(namespace string) []Prerequisite {
+	return []Prerequisite{{
+		Object: &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: sampleSecret, Namespace: namespace},
+			Data:       map[string][]byte{v1alpha1.SignatureKey: []byte(sampleSignature)},
+		},
+		Message: "Secret the samples name in spec.secretRef",
+	}}
+}
 
 // Change counts one further, back to 1 after the limit.
 func (helloSamples) Change(obj client.Object) (string, error) {
