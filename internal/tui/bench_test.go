@@ -13,6 +13,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/world"
 )
 
 // historyScript: 100 Databases, each walked to Ready (about 1,100 events
@@ -77,7 +78,7 @@ func BenchmarkEventFlood(b *testing.B) {
 		sc.Get(k)
 		sc.Reconcile(k, synth.Failed("boom", 3, 20*time.Millisecond),
 			synth.Client("get", "Database", k, observe.SourceCache, observe.OutcomeOK),
-			synth.External("health", observe.OutcomeError, time.Millisecond))
+			synth.External(world.OpHealthCheck, observe.OutcomeError, time.Millisecond))
 	}
 	events := sc.Events()
 	const batch = 256

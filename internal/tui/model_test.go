@@ -15,6 +15,7 @@ import (
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/world"
 )
 
 func TestSwitchKeysCycleTheOperatorSwitches(t *testing.T) {
@@ -275,7 +276,7 @@ func TestEventFloodKeepsMemoryBounded(t *testing.T) {
 		sc.Get(k)
 		sc.Reconcile(k, synth.Failed("boom", i%10+1, time.Millisecond),
 			synth.Client("get", "Database", k, observe.SourceCache, observe.OutcomeOK),
-			synth.External("health", observe.OutcomeError, time.Millisecond))
+			synth.External(world.OpHealthCheck, observe.OutcomeError, time.Millisecond))
 		if i%50 == 0 {
 			m = fold(m, sc.Take())
 			_ = m.View()

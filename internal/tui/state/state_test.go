@@ -8,6 +8,7 @@ import (
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/world"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -243,7 +244,7 @@ func TestBreakerRateLimitExternalGateAndSwitches(t *testing.T) {
 	sc.Get(key)
 	sc.Reconcile(key, synth.After(time.Second),
 		synth.RateLimited(200*time.Millisecond),
-		synth.External("health", observe.OutcomeError, 10*time.Millisecond),
+		synth.External(world.OpHealthCheck, observe.OutcomeError, 10*time.Millisecond),
 		synth.Breaker(state.BreakerClosed, state.BreakerOpen, 5, 30*time.Second))
 	sc.Emit(observe.SwitchEvent("requeue", "after"))
 	sc.Emit(observe.SwitchEvent("breaker", "on"))
@@ -289,7 +290,7 @@ func TestMemoryIsBounded(t *testing.T) {
 		sc.Get(k)
 		sc.Reconcile(k, synth.Failed("boom", 1, 5*time.Millisecond),
 			synth.Client("get", "Database", k, observe.SourceCache, observe.OutcomeOK),
-			synth.External("health", observe.OutcomeError, time.Millisecond),
+			synth.External(world.OpHealthCheck, observe.OutcomeError, time.Millisecond),
 			synth.RateLimited(time.Millisecond))
 		s.Apply(sc.Take()...)
 	}

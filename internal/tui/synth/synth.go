@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
+	"github.com/operator-lab/lab/operator/database"
+	"github.com/operator-lab/lab/operator/world"
+
 	"github.com/operator-lab/lab/observe"
 )
 
@@ -177,33 +181,35 @@ func (s *Script) Reconcile(key string, out Outcome, steps ...Step) string {
 }
 
 // DatabaseLifecycle emits a Database being created and walked through every
-// phase to Ready, one reconcile per phase, the way the 4.4 operator does it.
+// phase to Ready the way the 4.4 reference operator does it: one reconcile
+// per phase, each doing the work of the phase it is in (operator/database),
+// persisting the next phase and returning Result{}; the status update's
+// watch event brings the next reconcile.
 func (s *Script) DatabaseLifecycle(key string) {
 	name := nameOf(key)
 	cause := s.Watch("Database", key, "ADDED", 1)
 	s.Add(key, cause)
-	phases := []string{"", "Pending", "Provisioning", "Configuring", "Deploying", "Verifying", "Ready"}
+	phases := append([]v1alpha1.Phase{""}, v1alpha1.HappyPath...)
 	for i := 1; i < len(phases); i++ {
 		s.Get(key)
 		steps := []Step{Client("get", "Database", name, observe.SourceCache, observe.OutcomeOK)}
-		switch phases[i] {
-		case "Configuring":
-			steps = append(steps, External("health", observe.OutcomeOK, 40*time.Millisecond),
-				Client("create", "Secret", name+"-credentials", observe.SourceAPI, observe.OutcomeOK))
-		case "Deploying":
-			steps = append(steps, Client("create", "Deployment", name, observe.SourceAPI, observe.OutcomeOK))
-		case "Ready":
-			steps = append(steps, Condition("Ready", "True", "AllPhasesComplete"))
+		switch phases[i-1] {
+		case v1alpha1.PhaseProvisioning:
+			steps = append(steps, External(world.OpHealthCheck, observe.OutcomeOK, 20*time.Millisecond),
+				External(world.OpProvision, observe.OutcomeOK, 40*time.Millisecond))
+		case v1alpha1.PhaseConfiguring:
+			steps = append(steps, Client("create", "Secret", database.SecretName(name), observe.SourceAPI, observe.OutcomeOK))
+		case v1alpha1.PhaseDeploying:
+			steps = append(steps, Client("create", "StatefulSet", database.WorkloadName(name), observe.SourceAPI, observe.OutcomeOK))
+		case v1alpha1.PhaseVerifying:
+			steps = append(steps, Client("get", "Secret", database.SecretName(name), observe.SourceCache, observe.OutcomeOK),
+				Client("get", "StatefulSet", database.WorkloadName(name), observe.SourceCache, observe.OutcomeOK),
+				External(world.OpPing, observe.OutcomeOK, 10*time.Millisecond),
+				Condition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonReconciled))
 		}
-		steps = append(steps, Phase(phases[i-1], phases[i]),
+		steps = append(steps, Phase(string(phases[i-1]), string(phases[i])),
 			Client("status.update", "Database", name, observe.SourceAPI, observe.OutcomeOK))
-		out := Success
-		if phases[i] != "Ready" {
-			out = After(500 * time.Millisecond)
-		}
-		s.Reconcile(key, out, steps...)
-		// The status update comes back as a watch event and is merged into
-		// the requeue already waiting.
+		s.Reconcile(key, Success, steps...)
 		w := s.Watch("Database", key, "MODIFIED", 1)
 		s.Add(key, w)
 		s.Advance(500 * time.Millisecond)
@@ -230,7 +236,7 @@ func (s *Script) Failures(key string, n int, msg string) {
 		delay := 5 * time.Millisecond << i
 		s.Reconcile(key, Failed(msg, i+1, delay),
 			Client("get", "Database", nameOf(key), observe.SourceCache, observe.OutcomeOK),
-			External("health", observe.OutcomeError, 20*time.Millisecond))
+			External(world.OpHealthCheck, observe.OutcomeError, 20*time.Millisecond))
 		s.Advance(delay)
 	}
 }
