@@ -1,6 +1,12 @@
 package content
 
-import "time"
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
+)
 
 // ConditionStep is one change of a status condition: its status and reason.
 type ConditionStep struct {
@@ -42,11 +48,28 @@ type Walkthrough struct {
 	Breaker []string
 }
 
-// The happy path, written once for the walkthroughs.
-var happyPath = []string{
-	"→Pending", "Pending→Provisioning", "Provisioning→Configuring",
-	"Configuring→Deploying", "Deploying→Verifying", "Verifying→Ready",
+// move is one phase change as Walkthrough.Phases writes it.
+func move(from, to v1alpha1.Phase) string { return string(from) + "→" + string(to) }
+
+// moves are the phase changes along phases, from no phase at all.
+func moves(phases ...v1alpha1.Phase) []string {
+	out := make([]string, 0, len(phases))
+	var from v1alpha1.Phase
+	for _, p := range phases {
+		out = append(out, move(from, p))
+		from = p
+	}
+	return out
 }
+
+// happyPath is the API's happy path as phase changes.
+var happyPath = moves(v1alpha1.HappyPath...)
+
+// Condition steps, named after the API's constants.
+var (
+	isTrue  = string(metav1.ConditionTrue)
+	isFalse = string(metav1.ConditionFalse)
+)
 
 // Walkthroughs are the stories the lessons tell about the running operator.
 var Walkthroughs = []Walkthrough{
@@ -54,26 +77,26 @@ var Walkthroughs = []Walkthrough{
 		ID: "create", Lesson: "4.4", Section: "multi-phase", Scenario: "create",
 		Phases: happyPath,
 		Conditions: map[string][]ConditionStep{
-			"ExternalSystemAvailable": {{"True", "Available"}},
+			v1alpha1.ConditionExternalSystemAvailable: {{isTrue, v1alpha1.ReasonAvailable}},
 		},
 	},
 	{
 		ID: "spec-change", Lesson: "4.4", Section: "state-machine", Scenario: "update-burst",
-		Phases:     append(append([]string{}, happyPath...), "Ready→Updating", "Updating→Verifying", "Verifying→Ready"),
+		Phases: append(append([]string{}, happyPath...),
+			move(v1alpha1.PhaseReady, v1alpha1.PhaseUpdating), move(v1alpha1.PhaseUpdating, v1alpha1.PhaseVerifying),
+			move(v1alpha1.PhaseVerifying, v1alpha1.PhaseReady)),
 		RepeatLast: 3,
 	},
 	{
 		ID: "outage", Lesson: "4.4", Section: "combined", Scenario: "external-outage",
 		Switches: []string{"requeue=after", "backoff=lesson", "breaker=on", "ratelimit=on"},
 		Outage:   8 * time.Minute,
-		Phases: []string{
-			"→Pending", "Pending→Provisioning", "Provisioning→Failed",
-			"Failed→Provisioning", "Provisioning→Configuring", "Configuring→Deploying",
-			"Deploying→Verifying", "Verifying→Ready",
-		},
+		Phases: moves(v1alpha1.PhasePending, v1alpha1.PhaseProvisioning, v1alpha1.PhaseFailed,
+			v1alpha1.PhaseProvisioning, v1alpha1.PhaseConfiguring, v1alpha1.PhaseDeploying,
+			v1alpha1.PhaseVerifying, v1alpha1.PhaseReady),
 		Conditions: map[string][]ConditionStep{
-			"ExternalSystemAvailable": {{"False", "Unavailable"}, {"True", "Available"}},
-			"Failed":                  {{"True", "Unavailable"}, {"False", "Recovered"}},
+			v1alpha1.ConditionExternalSystemAvailable: {{isFalse, v1alpha1.ReasonUnavailable}, {isTrue, v1alpha1.ReasonAvailable}},
+			v1alpha1.ConditionFailed:                  {{isTrue, v1alpha1.ReasonUnavailable}, {isFalse, v1alpha1.ReasonRecovered}},
 		},
 		// 5 s·2ⁿ, capped at 5 m: the attempts fail at 0 s, 5 s, 15 s, 35 s,
 		// 75 s, 155 s and 315 s of the outage; the one at 615 s succeeds.

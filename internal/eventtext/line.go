@@ -7,6 +7,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
 // Options control how a line looks.
@@ -101,10 +102,10 @@ func detailColor(e observe.Event) colour {
 			return ansiRed
 		}
 	case observe.KindPhase:
-		if e.To == "Failed" {
+		if e.To == string(v1alpha1.PhaseFailed) {
 			return ansiRed
 		}
-		if e.To == "Ready" {
+		if e.To == string(v1alpha1.PhaseReady) {
 			return ansiGreen
 		}
 	}

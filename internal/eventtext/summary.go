@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
 // Summary accumulates what a run did, one event at a time (so a long run
@@ -69,7 +70,7 @@ func (s *Summary) Add(e observe.Event) {
 			s.phaseTime[pc.phase] += e.Time.Sub(pc.since)
 		}
 		s.phases[e.Key] = phaseClock{phase: e.To, since: e.Time}
-		if e.To == "Ready" {
+		if e.To == string(v1alpha1.PhaseReady) {
 			if start, ok := s.created[e.Key]; ok {
 				if _, done := s.readyAfter[e.Key]; !done {
 					s.readyAfter[e.Key] = e.Time.Sub(start)
@@ -112,7 +113,7 @@ func (s *Summary) phaseTotals() string {
 		total[p] = d
 	}
 	for _, pc := range s.phases {
-		if pc.phase != "" && pc.phase != "Ready" {
+		if pc.phase != "" && pc.phase != string(v1alpha1.PhaseReady) {
 			total[pc.phase] += s.last.Sub(pc.since)
 		}
 	}
