@@ -117,9 +117,9 @@ func (s *Summary) phaseTotals() string {
 			total[pc.phase] += s.last.Sub(pc.since)
 		}
 	}
-	order := []string{"Pending", "Provisioning", "Configuring", "Deploying", "Verifying", "Ready", "Updating", "Failed"}
 	var parts []string
-	for _, p := range order {
+	for _, phase := range v1alpha1.Phases() {
+		p := string(phase)
 		if d, ok := total[p]; ok {
 			parts = append(parts, fmt.Sprintf("%s %s", p, round(d)))
 			delete(total, p)
