@@ -17,6 +17,7 @@ import (
 // results.json and JUnit written, progress recorded, the workspace's files
 // untouched.
 func TestCheckCommand(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	cp := labControlPlane(t, "3.1")
 
 	dir := filepath.Join(t.TempDir(), "ws")

@@ -76,6 +76,7 @@ func TestRunJSONAndRecordCarryTheSameEvents(t *testing.T) {
 // started control plane without lab's CRDs: run installs them, works in a
 // namespace of its own, and deletes it at the end.
 func TestRunTextOnAnExistingClusterCleansUp(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	cp, err := controlplane.Start(context.Background(), controlplane.Options{SetupLog: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ func TestStartRejectsBadInputBeforeStartingAnything(t *testing.T) {
 // lab run's text stream — here until the sample Database is Ready, then
 // interrupted like Ctrl-C would.
 func TestStartWithoutATerminalPrintsTheEventStream(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	runCtx, interrupt := context.WithCancel(ctx)
@@ -152,6 +153,7 @@ func TestReplayWithoutATerminalPrintsTheTrace(t *testing.T) {
 // the operator — a terminal result, in both labs (the second session
 // reuses the first one's control plane).
 func TestCreateInvalidMakesATerminalError(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	first, err := session.Start(ctx, session.Options{Lab: "4.4", Set: "timescale=10"})

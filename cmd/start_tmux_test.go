@@ -16,6 +16,7 @@ import (
 // section's demo on the operator, x lists the exercises of the workspace it
 // created, q quits — and no etcd or kube-apiserver is left behind.
 func TestStartInATerminal(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	bin := labBinary(t)
 	ws := filepath.Join(t.TempDir(), "ws")
 	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 4.4 --lang en --set timescale=10 --dir %s; echo LAB-EXIT=$?; sleep 600",

@@ -106,6 +106,7 @@ func TestExercisesFollowTheProgressFile(t *testing.T) {
 // controller from it, and prints its reconciles of the sample HelloWorld;
 // the workspace is byte-identical afterwards.
 func TestStartMineRunsTheLearnersController(t *testing.T) {
+	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	dir := filepath.Join(t.TempDir(), "lab-3.1")
