@@ -162,13 +162,33 @@ func LoadOrRebuildProgress(dir, labID string) (p *Progress, notice string, err e
 	case errors.Is(err, ErrNoProgress):
 		return NewProgress(labID), "", nil
 	case errors.As(err, &corrupt):
-		aside := corrupt.Path + ".corrupt-" + time.Now().Format("20060102-150405")
-		if renameErr := os.Rename(corrupt.Path, aside); renameErr != nil {
-			return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, renameErr)
+		aside, moveErr := moveAside(corrupt.Path, corrupt.Path+".corrupt-"+time.Now().Format("20060102-150405"))
+		if moveErr != nil {
+			return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, moveErr)
 		}
 		return NewProgress(labID), fmt.Sprintf("%v; moved it to %s and starting fresh (a check rebuilds it)", err, aside), nil
 	default:
 		return nil, "", err
+	}
+}
+
+// moveAside renames path to base, or to base-2, base-3 … when that name is
+// taken: a link never replaces an existing file (a rename would), so a file
+// set aside earlier in the same second is not lost.
+func moveAside(path, base string) (string, error) {
+	for i := 1; ; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Link(path, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return name, os.Remove(path)
 	}
 }
 

@@ -113,6 +113,17 @@ func TestProgressCorruptIsMovedAsideAndRebuilt(t *testing.T) {
 	if len(matches) != 1 {
 		t.Errorf("corrupt file not kept aside: %v", matches)
 	}
+	// A second corrupt file within the same second is kept too.
+	if err := os.WriteFile(workspace.ProgressPath(dir), []byte("{second"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := workspace.LoadOrRebuildProgress(dir, "3.1"); err != nil {
+		t.Fatal(err)
+	}
+	matches, _ = filepath.Glob(workspace.ProgressPath(dir) + ".corrupt-*")
+	if len(matches) != 2 {
+		t.Errorf("two corrupt files set aside, %d kept: %v", len(matches), matches)
+	}
 	p.Record("manager", workspace.StatusPass, p.Exercise("manager").CheckedAt)
 	if err := workspace.SaveProgress(dir, p); err != nil {
 		t.Fatal(err)
