@@ -27,18 +27,6 @@ func clientCalls(events []Event) []clientCall {
 	return out
 }
 
-func assertCalls(t *testing.T, got, want []clientCall) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("got %d client events, want %d:\n got %+v\nwant %+v", len(got), len(want), got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("client event %d = %+v, want %+v", i, got[i], want[i])
-		}
-	}
-}
-
 // Narrow unit test with the fake client: it produces the API errors the
 // outcomes are derived from. The envtest test covers a real API server.
 func TestClientReportsVerbsAndOutcomes(t *testing.T) {
@@ -79,7 +67,7 @@ func TestClientReportsVerbsAndOutcomes(t *testing.T) {
 	u.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMapList"})
 	must(c.List(ctx, u))
 
-	assertCalls(t, clientCalls(rec.Events()), []clientCall{
+	assertSequence(t, "client events", clientCalls(rec.Events()), []clientCall{
 		{"get", "ConfigMap", "cfg", SourceCache, OutcomeNotFound},
 		{"create", "ConfigMap", "cfg", SourceAPI, OutcomeOK},
 		{"create", "ConfigMap", "cfg", SourceAPI, OutcomeAlreadyExists},
@@ -127,7 +115,7 @@ func TestClientOtherErrorsAndReader(t *testing.T) {
 	if err := r.List(context.Background(), &secrets); err != nil {
 		t.Fatal(err)
 	}
-	assertCalls(t, clientCalls(rec.Events()), []clientCall{
+	assertSequence(t, "client events", clientCalls(rec.Events()), []clientCall{
 		{"get", "ConfigMap", "x", SourceCache, OutcomeError},
 		{"get", "Secret", "s", SourceAPI, OutcomeOK},
 		{"list", "Secret", "", SourceAPI, OutcomeOK},

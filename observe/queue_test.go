@@ -55,14 +55,15 @@ func summarize(events []Event, keep func(Event) bool) []summary {
 	return out
 }
 
-func assertSummaries(t *testing.T, got, want []summary) {
+// assertSequence compares recorded items one by one, naming what they are.
+func assertSequence[T comparable](t *testing.T, what string, got, want []T) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("got %d events, want %d:\n got %+v\nwant %+v", len(got), len(want), got, want)
+		t.Fatalf("got %d %s, want %d:\n got %+v\nwant %+v", len(got), what, len(want), got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Errorf("event %d:\n got %+v\nwant %+v", i, got[i], want[i])
+			t.Errorf("%s %d:\n got %+v\nwant %+v", what, i, got[i], want[i])
 		}
 	}
 }
@@ -93,7 +94,7 @@ func TestQueueEmitsEveryCall(t *testing.T) {
 		q.Done(item)
 	}
 
-	assertSummaries(t, summarize(r.Events(), nil), []summary{
+	assertSequence(t, "events", summarize(r.Events(), nil), []summary{
 		{Kind: KindQueueAdd, Key: "ns/a", Priority: 10},
 		{Kind: KindQueueAdd, Key: "ns/b"},
 		{Kind: KindQueueGet, Key: "ns/a", Priority: 10},
@@ -147,7 +148,7 @@ func TestHandlerLinksAddsToWatchEvents(t *testing.T) {
 	h.Delete(ctx, event.DeleteEvent{Object: configMap("ns", "a", "6")}, q)
 
 	events := r.Events()
-	assertSummaries(t, summarize(events, nil), []summary{
+	assertSequence(t, "events", summarize(events, nil), []summary{
 		{Kind: KindWatch, Key: "ns/a"},
 		{Kind: KindQueueAdd, Key: "ns/a", Priority: handler.LowPriority, Cause: 1},
 		{Kind: KindWatch, Key: "ns/a"},
@@ -177,7 +178,7 @@ func TestHandlerKeepsPriorityQueueForTypedFuncs(t *testing.T) {
 	h := Handler(b, "unit", "", handler.WithLowPriorityWhenUnchanged[client.Object, reconcile.Request](inner))
 	h.Create(context.Background(), event.CreateEvent{Object: configMap("ns", "b", "9"), IsInInitialList: true}, q)
 
-	assertSummaries(t, summarize(r.Events(), nil), []summary{
+	assertSequence(t, "events", summarize(r.Events(), nil), []summary{
 		{Kind: KindWatch, Key: "ns/b"},
 		{Kind: KindQueueAdd, Key: "ns/b", Priority: handler.LowPriority, Cause: 1},
 	})
@@ -195,7 +196,7 @@ func TestHandlerWithoutLinks(t *testing.T) {
 	q := newTestQueue(t, b)
 	h := Handler(plainEmitter{b}, "unit", "ConfigMap", &handler.EnqueueRequestForObject{})
 	h.Create(context.Background(), event.CreateEvent{Object: configMap("ns", "c", "1")}, q)
-	assertSummaries(t, summarize(r.Events(), nil), []summary{
+	assertSequence(t, "events", summarize(r.Events(), nil), []summary{
 		{Kind: KindWatch, Key: "ns/c"},
 		{Kind: KindQueueAdd, Key: "ns/c"},
 	})
