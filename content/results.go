@@ -54,11 +54,15 @@ type ResultCase struct {
 	Calls []QueueCall
 	Retry Retry
 	// IgnoresRequeueAfter: the error wins and the RequeueAfter is dropped,
-	// with a warning in the log.
+	// with an info-level log line that begins "Warning:" (logr has no
+	// warning level).
 	IgnoresRequeueAfter bool
 	// Deprecated marks Result.Requeue (deprecated since v0.21).
 	Deprecated bool
-	// Terminal: logged and counted as a terminal error, never retried.
+	// Terminal: never retried, and not forgotten either (the key's failure
+	// count is kept); otherwise an error like any other: logged as
+	// "Reconciler error" and counted in the error metrics, and in the
+	// terminal-error metric besides.
 	Terminal bool
 }
 
@@ -96,12 +100,12 @@ var (
 	}
 	noteDeprecated = localized{en: "deprecated", ru: "устарело"}
 	noteIgnored    = localized{
-		en: "`RequeueAfter` ignored, a warning logged",
-		ru: "`RequeueAfter` игнорируется, в логе предупреждение",
+		en: "`RequeueAfter` ignored, an info line \"Warning: …\" logged",
+		ru: "`RequeueAfter` игнорируется, в логе info-строка «Warning: …»",
 	}
 	noteTerminal = localized{
-		en: "counted as a terminal error",
-		ru: "учитывается как терминальная ошибка",
+		en: "counted as an error and as a terminal error; failure count kept",
+		ru: "учитывается и как ошибка, и как терминальная; счётчик неудач не сбрасывается",
 	}
 	rateLimiterNote = localized{
 		en: "The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.",
