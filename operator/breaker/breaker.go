@@ -52,11 +52,17 @@ type Options struct {
 type Breaker struct {
 	opts Options
 
-	mu       sync.Mutex
-	state    State
-	failures int
-	openedAt time.Time
-	probing  bool
+	mu    sync.Mutex
+	state State
+	// generation counts state changes. Every admitted call carries the
+	// generation it was admitted in, and its outcome counts only if the
+	// breaker is still in that generation: a call admitted while closed
+	// that returns after the breaker opened (or opened, probed and closed
+	// again) is late, and says nothing about the state now.
+	generation uint64
+	failures   int
+	openedAt   time.Time
+	probing    bool
 }
 
 // New returns a closed breaker.
@@ -88,49 +94,62 @@ func (b *Breaker) State() (State, int) {
 // Call runs fn if the breaker allows it and records the outcome. It returns
 // ErrOpen without running fn when the breaker refuses the call.
 func (b *Breaker) Call(ctx context.Context, fn func(context.Context) error) error {
-	probe, err := b.allow(ctx)
+	a, err := b.allow(ctx)
 	if err != nil {
 		return err
 	}
 	err = fn(ctx)
-	b.record(ctx, probe, err)
+	b.record(ctx, a, err)
 	return err
 }
 
-// allow decides whether a call may go ahead; probe reports that this call is
-// the single half-open probe.
-func (b *Breaker) allow(ctx context.Context) (probe bool, err error) {
+// admission is what allow hands an admitted call: the generation it was
+// admitted in, and whether it is the single half-open probe.
+type admission struct {
+	generation uint64
+	probe      bool
+}
+
+// allow decides whether a call may go ahead.
+func (b *Breaker) allow(ctx context.Context) (admission, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state {
 	case Open:
 		if b.opts.Now().Sub(b.openedAt) < b.opts.OpenTimeout() {
-			return false, ErrOpen
+			return admission{}, ErrOpen
 		}
 		b.setLocked(ctx, HalfOpen)
 		b.probing = true
-		return true, nil
+		return admission{generation: b.generation, probe: true}, nil
 	case HalfOpen:
 		if b.probing {
-			return false, ErrOpen
+			return admission{}, ErrOpen
 		}
 		b.probing = true
-		return true, nil
+		return admission{generation: b.generation, probe: true}, nil
 	}
-	return false, nil
+	return admission{generation: b.generation}, nil
 }
 
-// record applies a call's outcome.
-func (b *Breaker) record(ctx context.Context, probe bool, callErr error) {
+// record applies a call's outcome, unless the call is late: admitted in an
+// earlier generation. Without that check a late success would close an open
+// breaker, and a late failure would count against a breaker that has closed
+// again since (or, in a breaker that reopens on any failure while half-open,
+// reopen it while the probe is still out).
+func (b *Breaker) record(ctx context.Context, a admission, callErr error) {
 	failed := b.opts.IsFailure(callErr)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if a.generation != b.generation {
+		return
+	}
 	switch {
-	case probe && callErr != nil && !failed:
+	case a.probe && callErr != nil && !failed:
 		// The probe was abandoned (cancelled, say): it proved nothing, so
 		// stay half-open and let the next caller probe.
 		b.probing = false
-	case probe:
+	case a.probe:
 		b.probing = false
 		if failed {
 			b.failures++
@@ -139,13 +158,6 @@ func (b *Breaker) record(ctx context.Context, probe bool, callErr error) {
 		} else {
 			b.failures = 0
 			b.setLocked(ctx, Closed)
-		}
-	case b.state != Closed:
-		// A call that started before the breaker opened: its outcome says
-		// nothing about whether the system has recovered, so it cannot
-		// close the breaker; a failure is simply counted.
-		if failed {
-			b.failures++
 		}
 	case failed:
 		b.failures++
@@ -164,6 +176,7 @@ func (b *Breaker) setLocked(ctx context.Context, to State) {
 	}
 	t := Transition{From: b.state, To: to, Failures: b.failures}
 	b.state = to
+	b.generation++
 	if b.opts.OnTransition != nil {
 		b.opts.OnTransition(ctx, t)
 	}

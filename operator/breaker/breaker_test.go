@@ -193,3 +193,91 @@ func TestSuccessResetsTheFailureCount(t *testing.T) {
 		t.Fatalf("alternating failures below the threshold: %s/%d, transitions %v", st, n, transitions)
 	}
 }
+
+// slowCall starts a call that the breaker admits now and that returns result
+// only when the returned function is called, which waits for its outcome to
+// be recorded.
+func slowCall(ctx context.Context, t *testing.T, b *breaker.Breaker, result error) (finish func()) {
+	t.Helper()
+	admitted := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- b.Call(ctx, func(context.Context) error {
+			close(admitted)
+			<-release
+			return result
+		})
+	}()
+	<-admitted
+	return func() {
+		close(release)
+		if err := <-done; !errors.Is(err, result) {
+			t.Errorf("slow call: err = %v, want %v", err, result)
+		}
+	}
+}
+
+// TestLateOutcomesAreIgnored: a call admitted while the breaker was closed
+// that returns after it changed state belongs to an earlier generation, and
+// its outcome changes nothing.
+func TestLateOutcomesAreIgnored(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("a late success does not close an open breaker", func(t *testing.T) {
+		clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
+		var transitions []breaker.Transition
+		b := newBreaker(clock, &transitions)
+		finish := slowCall(ctx, t, b, nil)
+		for range 3 {
+			_ = b.Call(ctx, fail)
+		}
+		finish()
+		if st, _ := b.State(); st != breaker.Open {
+			t.Fatalf("after a late success: %s, want open", st)
+		}
+	})
+
+	t.Run("a late failure does not decide while the probe is out", func(t *testing.T) {
+		clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
+		var transitions []breaker.Transition
+		b := newBreaker(clock, &transitions)
+		finishLate := slowCall(ctx, t, b, errDown)
+		for range 3 {
+			_ = b.Call(ctx, fail)
+		}
+		clock.Step(30 * time.Second)
+		finishProbe := slowCall(ctx, t, b, nil) // the half-open probe
+		finishLate()
+		if st, _ := b.State(); st != breaker.HalfOpen {
+			t.Fatalf("after a late failure with the probe out: %s, want half-open", st)
+		}
+		finishProbe()
+		if st, n := b.State(); st != breaker.Closed || n != 0 {
+			t.Fatalf("after the probe's success: %s/%d, want closed/0", st, n)
+		}
+	})
+
+	t.Run("a late failure does not count once the breaker closed again", func(t *testing.T) {
+		clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
+		var transitions []breaker.Transition
+		b := newBreaker(clock, &transitions)
+		finish := slowCall(ctx, t, b, errDown) // admitted in the first closed spell
+		for range 3 {
+			_ = b.Call(ctx, fail)
+		}
+		clock.Step(30 * time.Second)
+		if err := b.Call(ctx, succeed); err != nil { // the probe closes it
+			t.Fatalf("probe: %v", err)
+		}
+		finish()
+		for range 2 {
+			_ = b.Call(ctx, fail)
+		}
+		// Two failures in a row since it closed, below the threshold of 3:
+		// the late one belongs to the spell before.
+		if st, n := b.State(); st != breaker.Closed || n != 2 {
+			t.Fatalf("2 failures after closing again, plus a late one: %s/%d, want closed/2", st, n)
+		}
+	})
+}

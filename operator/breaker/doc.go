@@ -5,7 +5,12 @@
 // the threshold opens the breaker. Open: calls fail fast with ErrOpen until
 // the open timeout has passed. Half-open: exactly one caller is let through as
 // a probe while everyone else still gets ErrOpen; the probe's success closes
-// the breaker, its failure opens it again for another timeout.
+// the breaker, its failure opens it again for another timeout. Each admitted
+// call carries the generation (the count of state changes) it was admitted
+// in; the outcome of a late call, admitted before the last state change,
+// is ignored, so a slow call that started while the breaker was closed can
+// neither close it once it has opened nor count against it once it has
+// closed again.
 //
 // The lesson's version (an unguarded struct flipping a state string) is a data
 // race with several workers and lets every waiting caller through at once when

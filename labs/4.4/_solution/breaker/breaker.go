@@ -111,7 +111,13 @@ func (b *Breaker) record(probe, success bool) {
 			b.trip()
 		}
 	}
-	// Outcomes of calls that started in an earlier state change nothing.
+	// Any other outcome changes nothing: a call that was not the probe and
+	// returns while the breaker is open or half-open was admitted before
+	// it opened, so it can neither close it nor decide for the probe. One
+	// admitted in an earlier closed spell that returns after the breaker
+	// closed again does still count above; a breaker that tags each
+	// admission with a generation (as the reference operator's does)
+	// ignores that one too.
 }
 
 func (b *Breaker) trip() {
