@@ -19,8 +19,9 @@ var starterReasons = map[string]map[string][]string{
 	},
 	// Lab 4.4's starters are the classic mistakes: an incomplete transition
 	// table, work during an outage, a non-idempotent create, an overflowing
-	// backoff, a racy breaker, a limiter that spends tokens twice, and a
-	// reconcile that returns an error together with RequeueAfter.
+	// backoff, a racy breaker, a limiter that spends tokens twice, a
+	// reconcile that returns an error together with RequeueAfter, and a
+	// finalizer added with a merge patch from a stale copy.
 	"4.4": {
 		"statemachine": {"CanTransition"},
 		"dependency":   {"expected"},
@@ -29,6 +30,7 @@ var starterReasons = map[string]map[string][]string{
 		"breaker":      {"data race", "breaker/breaker.go:"},
 		"ratelimit":    {"cancelled"},
 		"together":     {"error together with RequeueAfter"},
+		"finalizer":    {"another controller"},
 	},
 }
 

@@ -98,6 +98,7 @@ var catalog = []lessonSpec{
 		{id: "rate-limiting", demo: demo("4.4", "create", "ratelimit=on", "external=ratelimited")},
 		{id: "backoff", demo: demo("4.4", "external-outage", "backoff=lesson", "timescale=10")},
 		{id: "circuit-breaker", demo: demo("4.4", "flaky-external", "breaker=on")},
+		{id: "finalizers", demo: demo("4.4", "delete")},
 		{id: "combined", demo: demo("4.4", "external-outage", "breaker=on", "ratelimit=on", "backoff=lesson", "timescale=10")},
 		{id: "exercises"},
 	}},

@@ -205,7 +205,9 @@ var (
 // kind, in every language — is one the API package defines.
 func TestLessonNamesAreTheModels(t *testing.T) {
 	m := loadModel(t)
+	// Tests that replay what the lesson claims of the operator.
 	scenarioTests := testNames(t, "../operator/scenario")
+	maps.Copy(scenarioTests, testNames(t, "../operator"))
 	for _, l := range modelLessons(t) {
 		var goIdents = map[string]bool{}
 		for _, s := range l.Sections {

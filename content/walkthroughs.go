@@ -46,6 +46,11 @@ type Walkthrough struct {
 	Delays []time.Duration
 	// Breaker are the circuit breaker's transitions, "from→to", in order.
 	Breaker []string
+	// External, if set, are the object's calls to the external system, by
+	// operation (operator/world's Op* names), in order.
+	External []string
+	// Gone says the object is deleted by the end: no finalizer is left.
+	Gone bool
 }
 
 // move is one phase change as Walkthrough.Phases writes it.
@@ -79,6 +84,12 @@ var Walkthroughs = []Walkthrough{
 		Conditions: map[string][]ConditionStep{
 			v1alpha1.ConditionExternalSystemAvailable: {{isTrue, v1alpha1.ReasonAvailable}},
 		},
+	},
+	{
+		ID: "delete", Lesson: "4.4", Section: "finalizers", Scenario: "delete",
+		Phases:   happyPath,
+		External: []string{"healthcheck", "provision", "ping", "deprovision"},
+		Gone:     true,
 	},
 	{
 		ID: "spec-change", Lesson: "4.4", Section: "state-machine", Scenario: "update-burst",

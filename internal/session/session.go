@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -308,10 +309,37 @@ func deleteContents(ctx context.Context, cfg *rest.Config, namespace string) err
 			if !slices.Contains(r.Verbs, "deletecollection") {
 				continue
 			}
-			err := mc.Resource(gv.WithResource(r.Name)).Namespace(namespace).DeleteCollection(ctx, deleteInBackground, metav1.ListOptions{})
+			res := mc.Resource(gv.WithResource(r.Name)).Namespace(namespace)
+			err := res.DeleteCollection(ctx, deleteInBackground, metav1.ListOptions{})
 			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
 				errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
+				continue
 			}
+			if err := releaseFinalized(ctx, res); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// releaseFinalized removes the finalizers of the objects a delete left
+// behind. The operator that would finalize them has stopped, and what they
+// guard (the simulated external system) ended with the session; kept, they
+// would outlive their namespace in the shared control plane.
+func releaseFinalized(ctx context.Context, res metadata.ResourceInterface) error {
+	left, err := res.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	noFinalizers := []byte(`{"metadata":{"finalizers":null}}`)
+	var errs []error
+	for _, obj := range left.Items {
+		if len(obj.Finalizers) == 0 {
+			continue
+		}
+		if _, err := res.Patch(ctx, obj.Name, types.MergePatchType, noFinalizers, metav1.PatchOptions{}); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("release %s: %w", obj.Name, err))
 		}
 	}
 	return errors.Join(errs...)

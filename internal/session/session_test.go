@@ -58,6 +58,12 @@ func TestSessionOnTheSharedControlPlaneLeavesNoNamespace(t *testing.T) {
 	if err := c.Create(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
+	// An object whose finalizer nobody will remove once the operator has
+	// stopped (a Database of lab 4.4 has one).
+	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: ns, Finalizers: []string{"lab.test/held"}}}
+	if err := c.Create(ctx, held); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
@@ -66,6 +72,9 @@ func TestSessionOnTheSharedControlPlaneLeavesNoNamespace(t *testing.T) {
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a ConfigMap of the session after Close: %v, want it gone", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(held), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a ConfigMap with a finalizer after Close: %v, want it gone", err)
 	}
 }
 

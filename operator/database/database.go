@@ -47,6 +47,9 @@ type External interface {
 	// must be idempotent.
 	Provision(ctx context.Context, key, databaseName string) (string, error)
 	Ping(ctx context.Context, endpoint string) error
+	// Deprovision drops the database provisioned for key; dropping one that
+	// is not there is not an error, so a retry after a lost reply is safe.
+	Deprovision(ctx context.Context, key string) error
 }
 
 // Options configure a Reconciler.
@@ -116,7 +119,8 @@ func New(opts Options) *Reconciler {
 // Breaker exposes the circuit breaker, for display and tests.
 func (r *Reconciler) Breaker() *breaker.Breaker { return r.breaker }
 
-// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases,verbs=get;list;watch
+// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases/finalizers,verbs=update
 // +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=databases/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;update;patch
@@ -125,9 +129,24 @@ func (r *Reconciler) Breaker() *breaker.Breaker { return r.breaker }
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	db := &v1alpha1.Database{}
 	if err := r.client.Get(ctx, req.NamespacedName, db); err != nil {
-		// Deleted since it was queued. Owned objects go with it through their
-		// owner references (garbage collection).
+		// Gone since it was queued: our finalizer was removed, so the
+		// external database was deprovisioned; owned objects go with it
+		// through their owner references (garbage collection).
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !db.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, db)
+	}
+	if !controllerutil.ContainsFinalizer(db, v1alpha1.DatabaseFinalizer) {
+		// Before anything exists outside the cluster, so that no crash can
+		// leave an external database that nothing will drop. Update sends
+		// the resourceVersion: from a stale copy it fails with a Conflict
+		// (and the retry reads afresh) where a merge patch of the list would
+		// drop a finalizer another controller added meanwhile.
+		controllerutil.AddFinalizer(db, v1alpha1.DatabaseFinalizer)
+		if err := r.client.Update(ctx, db); err != nil {
+			return reconcile.Result{}, fmt.Errorf("add finalizer to Database %s: %w", req.NamespacedName, err)
+		}
 	}
 	s := &step{
 		r:      r,
@@ -138,6 +157,38 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	return s.run(ctx)
 }
+
+// finalize deprovisions a deleted Database's external database, then
+// removes the finalizer, which lets the API server delete the object. While
+// the deprovision fails, the finalizer stays and so does the object: the
+// error sends the key back to the queue, which retries with backoff.
+func (r *Reconciler) finalize(ctx context.Context, db *v1alpha1.Database) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(db, v1alpha1.DatabaseFinalizer) {
+		// Ours is done; another controller's finalizer still holds it.
+		return reconcile.Result{}, nil
+	}
+	key := externalKey(db)
+	deprovision := func(ctx context.Context) error { return r.external.Deprovision(ctx, key) }
+	var err error
+	if r.switches.Get().Breaker {
+		err = r.breaker.Call(ctx, deprovision)
+	} else {
+		err = deprovision(ctx)
+	}
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("deprovision Database %s: %w", key, err)
+	}
+	controllerutil.RemoveFinalizer(db, v1alpha1.DatabaseFinalizer)
+	if err := r.client.Update(ctx, db); err != nil {
+		// NotFound: already gone. Any other error retries, and the retry's
+		// Deprovision finds nothing to drop.
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// externalKey is the key a Database's external database is provisioned under.
+func externalKey(db *v1alpha1.Database) string { return db.Namespace + "/" + db.Name }
 
 // step is one reconcile of one Database: the object, the status it was read
 // with, and the switches as they were when the reconcile started.
@@ -245,7 +296,7 @@ func (s *step) provision(ctx context.Context) outcome {
 		return o
 	}
 	var endpoint string
-	key := s.db.Namespace + "/" + s.db.Name
+	key := externalKey(s.db)
 	if o, ok := s.external(ctx, func(ctx context.Context) (err error) {
 		endpoint, err = s.r.external.Provision(ctx, key, s.db.Spec.DatabaseName)
 		return err

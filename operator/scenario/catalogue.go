@@ -61,7 +61,7 @@ var database = &kind{
 	summaries: map[string]string{
 		"create":          "create a Database and follow it through every phase to Ready",
 		"update-burst":    "change a Ready Database five times in a row: Updating once the queue merges the events",
-		"delete":          "delete a Ready Database: the reconcile that follows finds nothing and ends in success",
+		"delete":          "delete a Ready Database: its finalizer holds it until the external database is deprovisioned",
 		"not-found":       "create and at once delete a Database: the queued request meets a NotFound",
 		"permanent-error": `storage "lots" is not a quantity: Failed with a TerminalError until the spec is fixed`,
 		"external-outage": "the external system goes down while a Database is created, then comes back",

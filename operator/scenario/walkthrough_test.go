@@ -86,6 +86,12 @@ func TestLessonWalkthroughsMatchTheOperator(t *testing.T) {
 			if !slices.Equal(got.breaker, w.Breaker) {
 				t.Errorf("breaker:\n got  %v\n want %v", got.breaker, w.Breaker)
 			}
+			if w.External != nil && !slices.Equal(got.external, w.External) {
+				t.Errorf("external calls:\n got  %v\n want %v", got.external, w.External)
+			}
+			if w.Gone != got.gone {
+				t.Errorf("object deleted by the end: got %v, want %v", got.gone, w.Gone)
+			}
 			if t.Failed() {
 				t.Logf("events:\n%s", optest.Dump(events))
 			}
@@ -98,6 +104,10 @@ type observation struct {
 	conditions map[string][]content.ConditionStep
 	delays     []time.Duration
 	breaker    []string
+	external   []string
+	// gone: the operator watched the object's deletion (its last finalizer
+	// was removed and the API server deleted it).
+	gone bool
 }
 
 // observed folds the events of the walkthrough's object (the first one
@@ -121,6 +131,10 @@ func observed(events []observe.Event) observation {
 			if prev := o.conditions[c.Type]; len(prev) == 0 || prev[len(prev)-1] != step {
 				o.conditions[c.Type] = append(prev, step)
 			}
+		case e.Kind == observe.KindExternal:
+			o.external = append(o.external, e.ExternalCall().Op)
+		case e.Kind == observe.KindWatch && e.Type == observe.WatchDeleted:
+			o.gone = true
 		case e.Kind == observe.KindBackoff:
 			// Scaled and rounded up to a readable unit: back to operator
 			// time, to the second.

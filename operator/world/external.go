@@ -28,6 +28,7 @@ const (
 	OpHealthCheck = "healthcheck"
 	OpProvision   = "provision"
 	OpPing        = "ping"
+	OpDeprovision = "deprovision"
 )
 
 // External call outcomes, reported as the "outcome" of external events.
@@ -58,6 +59,7 @@ type External struct {
 	rng         *rand.Rand
 	limiter     *rate.Limiter
 	provisioned map[string]string // database key → endpoint
+	serial      int               // databases ever provisioned: numbers endpoints uniquely
 }
 
 // NewExternal returns an external system driven by the switches (external,
@@ -93,7 +95,8 @@ func (x *External) Provision(ctx context.Context, key, databaseName string) (str
 			endpoint = e
 			return
 		}
-		endpoint = fmt.Sprintf("%s.db-%d.external.example:5432", databaseName, len(x.provisioned)+1)
+		x.serial++
+		endpoint = fmt.Sprintf("%s.db-%d.external.example:5432", databaseName, x.serial)
 		x.provisioned[key] = endpoint
 	})
 	return endpoint, err
@@ -104,7 +107,17 @@ func (x *External) Ping(ctx context.Context, endpoint string) error {
 	return x.call(ctx, OpPing, func() {})
 }
 
-// Provisioned returns how many distinct databases were provisioned.
+// Deprovision drops the database named by key. Dropping one that is not
+// there succeeds: a retry after a lost reply is safe.
+func (x *External) Deprovision(ctx context.Context, key string) error {
+	return x.call(ctx, OpDeprovision, func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		delete(x.provisioned, key)
+	})
+}
+
+// Provisioned returns how many databases are provisioned now.
 func (x *External) Provisioned() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -63,6 +63,29 @@ func TestHealthyAndDown(t *testing.T) {
 	}
 }
 
+func TestDeprovision(t *testing.T) {
+	ctx := context.Background()
+	x, _ := newExternal(t, "external=healthy", 1)
+	first, err := x.Provision(ctx, "ns/a", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Deprovision(ctx, "ns/a"); err != nil || x.Provisioned() != 0 {
+		t.Fatalf("Deprovision: %v, %d still provisioned", err, x.Provisioned())
+	}
+	if err := x.Deprovision(ctx, "ns/a"); err != nil {
+		t.Fatalf("a second Deprovision of the same key: %v, want success (it is a retry)", err)
+	}
+	again, err := x.Provision(ctx, "ns/a", "app")
+	if err != nil || again == first {
+		t.Fatalf("provisioned again: endpoint %q (%v), want a new one, not %q", again, err, first)
+	}
+	down, _ := newExternal(t, "external=down", 1)
+	if err := down.Deprovision(ctx, "ns/a"); !errors.Is(err, world.ErrUnavailable) {
+		t.Fatalf("down Deprovision: %v, want ErrUnavailable", err)
+	}
+}
+
 func outcomes(t *testing.T, x *world.External, n int) []bool {
 	t.Helper()
 	out := make([]bool, n)

@@ -69,6 +69,7 @@ const (
 	opHealthCheck = "healthcheck"
 	opProvision   = "provision"
 	opPing        = "ping"
+	opDeprovision = "deprovision"
 )
 
 func (s *system) HealthCheck(ctx context.Context) error { return s.call(ctx, opHealthCheck) }
@@ -79,6 +80,9 @@ func (s *system) Provision(ctx context.Context, key, databaseName string) (strin
 	return databaseName + "." + strings.ReplaceAll(key, "/", "-") + ".db.example:5432", nil
 }
 func (s *system) Ping(ctx context.Context, endpoint string) error { return s.call(ctx, opPing) }
+func (s *system) Deprovision(ctx context.Context, key string) error {
+	return s.call(ctx, opDeprovision)
+}
 
 // watchBreaker reports the breaker's state changes as breaker events; your
 // breaker does not emit events itself, so it is looked at often.

@@ -25,11 +25,12 @@ const (
 	StepHealthCheck = "healthcheck"
 	StepProvision   = "provision"
 	StepPing        = "ping"
+	StepDeprovision = "deprovision"
 )
 
 // FakeSystem is a simulated external database service with the method set
-// of lab 4.4's external.System (HealthCheck, Provision, Ping: the reference
-// operator's operations). Checks make it fail on purpose: an operation for
+// of lab 4.4's external.System (HealthCheck, Provision, Ping, Deprovision:
+// the reference operator's operations). Checks make it fail on purpose: an operation for
 // one Database a number of times, or everything during an outage.
 type FakeSystem struct {
 	mu sync.Mutex
@@ -39,6 +40,7 @@ type FakeSystem struct {
 	failures    map[string]int // "name/step" → failures left
 	calls       []Call
 	instances   map[string]int    // Database name → successful Provision calls
+	dropped     map[string]int    // Database name → successful Deprovision calls
 	endpoints   map[string]string // endpoint → Database name
 }
 
@@ -52,7 +54,7 @@ type Call struct {
 
 // NewFakeSystem returns a healthy fake whose failures wrap unavailable.
 func NewFakeSystem(unavailable error) *FakeSystem {
-	return &FakeSystem{Unavailable: unavailable, failures: map[string]int{}, instances: map[string]int{}, endpoints: map[string]string{}}
+	return &FakeSystem{Unavailable: unavailable, failures: map[string]int{}, instances: map[string]int{}, dropped: map[string]int{}, endpoints: map[string]string{}}
 }
 
 // SetDown starts or ends an outage: every call fails while it lasts.
@@ -62,8 +64,8 @@ func (f *FakeSystem) SetDown(down bool) {
 	f.down = down
 }
 
-// FailStep makes step (StepProvision, StepPing) for the Database name, or
-// StepHealthCheck with name "", fail the next times calls.
+// FailStep makes step (StepProvision, StepPing, StepDeprovision) for the
+// Database name, or StepHealthCheck with name "", fail the next times calls.
 func (f *FakeSystem) FailStep(name, step string, times int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -126,6 +128,26 @@ func (f *FakeSystem) Provision(_ context.Context, key, databaseName string) (str
 	endpoint := databaseName + "." + name + ".db.example:5432"
 	f.endpoints[endpoint] = name
 	return endpoint, nil
+}
+
+// Deprovision drops the database for key (namespace/name); dropping one
+// that is not there succeeds.
+func (f *FakeSystem) Deprovision(_ context.Context, key string) error {
+	name := key[strings.LastIndex(key, "/")+1:]
+	if err := f.call(StepDeprovision, name); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dropped[name]++
+	return nil
+}
+
+// Deprovisioned returns how many Deprovision calls for the Database name succeeded.
+func (f *FakeSystem) Deprovisioned(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dropped[name]
 }
 
 // Ping checks the database at endpoint; an endpoint Provision never

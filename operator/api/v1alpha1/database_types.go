@@ -23,6 +23,13 @@ const (
 	PhaseUpdating     Phase = "Updating"
 )
 
+// DatabaseFinalizer is the finalizer the Database controller puts on every
+// Database before it provisions anything in the external system, and
+// removes once the external database is deprovisioned: until then, deleting
+// a Database only marks it (metadata.deletionTimestamp). A finalizer's name
+// is qualified by a domain, here the API group.
+var DatabaseFinalizer = GroupVersion.Group + "/deprovision"
+
 // DatabaseSpec is what the user asks for.
 type DatabaseSpec struct {
 	// Image is the database server's container image.

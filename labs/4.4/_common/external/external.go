@@ -1,5 +1,5 @@
 // Package external describes the external database service the controllers
-// of this lab provision databases in: the same three operations the
+// of this lab provision databases in: the same four operations the
 // reference operator calls (operator/database's External, served by
 // operator/world's simulated system). The checks plug in a simulated one.
 package external
@@ -19,6 +19,9 @@ type System interface {
 	Provision(ctx context.Context, key, databaseName string) (endpoint string, err error)
 	// Ping checks that a provisioned database answers at endpoint.
 	Ping(ctx context.Context, endpoint string) error
+	// Deprovision drops the database provisioned for key. Dropping one
+	// that is not there succeeds, so a retry after a lost reply is safe.
+	Deprovision(ctx context.Context, key string) error
 }
 
 // ErrUnavailable is returned (wrapped) while the service is down; test it
