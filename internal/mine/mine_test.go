@@ -146,6 +146,11 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 			// Step-through: a paused gate holds the next object's reconcile
 			// until one step lets it run.
 			p.Pause()
+			// The pause travels to the runner as a line: wait until it says
+			// it paused, or the next object may get past the gate first.
+			waitEvents(t, ctx, rec, "the runner to pause", func(events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool { return e.GateAction() == observe.GatePaused })
+			})
 			second := createSample(t, ctx, c, lab, ns, 2)
 			waitEvents(t, ctx, rec, second+" held at the gate", func(events []observe.Event) bool {
 				return has(events, func(e observe.Event) bool {
