@@ -1,0 +1,242 @@
+package checker_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/checker/checkertest"
+	"github.com/operator-lab/lab/labs"
+)
+
+// A variant is one learner submission for one exercise: the reference
+// solution with edits, or with files added, that a learner could have
+// written, and the verdict the grader must give it. The variants of an
+// exercise live in testdata/variants/LAB/EXERCISE.txtar, out of the
+// learner's view, as sections named after the variant:
+//
+//	-- NAME/want --          the verdict ("pass", "fail" or "error"), and on
+//	                         the next lines text the reason must contain
+//	-- NAME/old FILE --      text of the solution's FILE to replace…
+//	-- NAME/new FILE --      …with this (pairs apply in order; txtar ends
+//	                         every section with a newline, which an old
+//	                         and a new section do not count)
+//	-- NAME/add FILE --      a file of the learner's, added to the workspace
+//
+// Wrong variants are named w-…, correct ones c-….
+type variant struct {
+	lab, exercise, name string
+	want                string   // checker.StatusPass, StatusFail, StatusError
+	reasons             []string // each must be in the result's reason
+	edits               []edit
+	added               map[string]string
+}
+
+type edit struct{ file, old, new string }
+
+// loadVariants reads every variant of a lab.
+func loadVariants(t *testing.T, lab *labs.Lab) []*variant {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "variants", lab.ID, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*variant
+	for _, path := range files {
+		exercise := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		if _, err := lab.Exercise(exercise); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		a, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := parseVariants(lab.ID, exercise, a)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, vs...)
+	}
+	return out
+}
+
+func parseVariants(lab, exercise string, a *txtar.Archive) ([]*variant, error) {
+	byName := map[string]*variant{}
+	var order []*variant
+	var pending *edit // an old section waiting for its new
+	for _, f := range a.Files {
+		name, section, ok := strings.Cut(f.Name, "/")
+		if !ok {
+			return nil, fmt.Errorf("section %q: want NAME/want, NAME/old FILE, NAME/new FILE or NAME/add FILE", f.Name)
+		}
+		v := byName[name]
+		if v == nil {
+			v = &variant{lab: lab, exercise: exercise, name: name, added: map[string]string{}}
+			byName[name] = v
+			order = append(order, v)
+		}
+		kind, file, _ := strings.Cut(section, " ")
+		switch kind {
+		case "want":
+			lines := strings.Split(strings.TrimSpace(string(f.Data)), "\n")
+			v.want = strings.TrimSpace(lines[0])
+			for _, r := range lines[1:] {
+				if r = strings.TrimSpace(r); r != "" {
+					v.reasons = append(v.reasons, r)
+				}
+			}
+		case "old":
+			pending = &edit{file: file, old: strings.TrimSuffix(string(f.Data), "\n")}
+		case "new":
+			if pending == nil || pending.file != file {
+				return nil, fmt.Errorf("%s: a new section for %s without its old section", name, file)
+			}
+			pending.new = strings.TrimSuffix(string(f.Data), "\n")
+			v.edits = append(v.edits, *pending)
+			pending = nil
+		case "add":
+			v.added[file] = string(f.Data)
+		default:
+			return nil, fmt.Errorf("section %q: unknown kind %q", f.Name, kind)
+		}
+	}
+	if pending != nil {
+		return nil, fmt.Errorf("an old section for %s without its new section", pending.file)
+	}
+	for _, v := range order {
+		switch {
+		case !slices.Contains([]string{checker.StatusPass, checker.StatusFail, checker.StatusError}, v.want):
+			return nil, fmt.Errorf("variant %s: want %q, not pass, fail or error", v.name, v.want)
+		case strings.HasPrefix(v.name, "c-") != (v.want == checker.StatusPass):
+			return nil, fmt.Errorf("variant %s: a c-… variant must pass and a w-… one must not", v.name)
+		case len(v.edits) == 0 && len(v.added) == 0:
+			return nil, fmt.Errorf("variant %s changes nothing", v.name)
+		}
+	}
+	return order, nil
+}
+
+// files returns the workspace files the variant replaces or adds.
+func (v *variant) files(t *testing.T, lab *labs.Lab) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, e := range v.edits {
+		text, ok := out[e.file]
+		if !ok {
+			ex := lab.ExerciseForFile(e.file)
+			if ex == nil {
+				t.Fatalf("variant %s/%s: %s is no exercise file", v.exercise, v.name, e.file)
+			}
+			b, err := ex.Solution(e.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(b)
+		}
+		if !strings.Contains(text, e.old) {
+			t.Fatalf("variant %s/%s: the solution's %s has no\n%s", v.exercise, v.name, e.file, e.old)
+		}
+		out[e.file] = strings.Replace(text, e.old, e.new, 1)
+	}
+	for file, text := range v.added {
+		out[file] = text
+	}
+	return out
+}
+
+// TestVariants grades every variant and fails for a wrong one that passes,
+// a correct one that does not, or a reason that does not say what it must.
+// The variants are checked in rounds: a round's workspace holds one
+// variant of each exercise (the solution elsewhere), so one build and one
+// run grade as many variants as there are exercises.
+func TestVariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs every variant: skipped with -short")
+	}
+	all, err := labs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lab := range all {
+		variants := loadVariants(t, lab)
+		if len(variants) == 0 {
+			continue
+		}
+		t.Run(lab.ID, func(t *testing.T) {
+			t.Parallel()
+			for i, round := range rounds(variants) {
+				overrides := map[string]string{}
+				var exercises []*labs.Exercise
+				for _, v := range round {
+					for file, text := range v.files(t, lab) {
+						overrides[file] = text
+					}
+					e, err := lab.Exercise(v.exercise)
+					if err != nil {
+						t.Fatal(err)
+					}
+					exercises = append(exercises, e)
+				}
+				dir := checkertest.Workspace(t, lab, true, overrides)
+				report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: exercises})
+				for _, v := range round {
+					res := result(t, report, v.exercise)
+					where := fmt.Sprintf("round %d, %s/%s", i+1, v.exercise, v.name)
+					if res.Status != v.want {
+						t.Errorf("%s: %s (%s), want %s", where, res.Status, res.Reason, v.want)
+						continue
+					}
+					for _, r := range v.reasons {
+						if !strings.Contains(res.Reason, r) {
+							t.Errorf("%s: reason %q does not say %q", where, res.Reason, r)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// rounds deals the variants out so that no round holds two of one exercise.
+func rounds(variants []*variant) [][]*variant {
+	var out [][]*variant
+	next := map[string]int{} // exercise → the round its next variant goes to
+	for _, v := range variants {
+		i := next[v.exercise]
+		next[v.exercise]++
+		if i == len(out) {
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], v)
+	}
+	return out
+}
+
+// TestVariantFilesParse keeps the variant files well formed without a
+// control plane: every section parses and every edit applies.
+func TestVariantFilesParse(t *testing.T) {
+	all, err := labs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "variants"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !slices.ContainsFunc(all, func(l *labs.Lab) bool { return l.ID == e.Name() }) {
+			t.Errorf("testdata/variants/%s: no such lab", e.Name())
+		}
+	}
+	for _, lab := range all {
+		for _, v := range loadVariants(t, lab) {
+			v.files(t, lab)
+		}
+	}
+}
