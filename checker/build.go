@@ -3,6 +3,8 @@ package checker
 import (
 	"context"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path"
@@ -49,21 +51,57 @@ type File struct {
 	Read func() ([]byte, error)
 }
 
-// checkFiles are the hidden checks of the given exercises.
+// checkFiles are the hidden checks of the given exercises, and with them
+// lab's TestMain for each check package (recordMainFile).
 func checkFiles(exercises []*labs.Exercise) []File {
 	var out []File
 	for _, e := range exercises {
 		for _, c := range e.Checks {
-			out = append(out, File{c, func() ([]byte, error) {
-				b, err := e.CheckFile(c)
-				if err != nil {
-					return nil, fmt.Errorf("exercise %s: read check %s: %w", e.ID, c, err)
-				}
-				return b, nil
-			}})
+			out = append(out, File{c, func() ([]byte, error) { return checkSource(e, c) }})
 		}
+		if len(e.Checks) == 0 {
+			continue
+		}
+		first := e.Checks[0]
+		out = append(out, File{path.Join(path.Dir(first), recordMainFile), func() ([]byte, error) {
+			b, err := checkSource(e, first)
+			if err != nil {
+				return nil, err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), first, b, parser.PackageClauseOnly)
+			if err != nil {
+				return nil, fmt.Errorf("exercise %s: check %s: %w", e.ID, first, err)
+			}
+			return fmt.Appendf(nil, recordMainSource, f.Name.Name), nil
+		}})
 	}
 	return out
+}
+
+// recordMainFile is lab's TestMain in each check package: it makes the
+// test binary write its checkkit.Record, without which no pass counts.
+const (
+	recordMainFile   = "zz_lab_main_test.go"
+	recordMainSource = `// Code lab adds to the checks: the record of what they did.
+package %s
+
+import (
+	"os"
+	"testing"
+
+	"github.com/operator-lab/lab/labs/checkkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(checkkit.Main(m)) }
+`
+)
+
+func checkSource(e *labs.Exercise, file string) ([]byte, error) {
+	b, err := e.CheckFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("exercise %s: read check %s: %w", e.ID, file, err)
+	}
+	return b, nil
 }
 
 // Build is a private build of a workspace (NewBuild): a copy of the

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
@@ -122,6 +123,22 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 		exercises = opts.Lab.Exercises
 	}
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
+
+	// Code the policy rejects is graded without being run.
+	found, err := vetWorkspace(opts.Lab, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	blocked := rejected(opts.Lab, exercises, found)
+	var toRun []*labs.Exercise
+	for _, e := range exercises {
+		if vs := blocked[e]; vs != nil {
+			report.Results = append(report.Results, policyResult(e, vs))
+		} else {
+			toRun = append(toRun, e)
+		}
+	}
+	exercises = toRun
 
 	build, err := NewBuild(ctx, opts.Lab, opts.Dir, ForChecks, checkFiles(exercises), func() {
 		if opts.Log != nil {
@@ -311,9 +328,62 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 		res.Reason = "no checks ran (did something end the test process early, e.g. os.Exit in an init function?)"
 		res.Output = trim(mapped)
 	default:
+		if why := distrust(e, run.record); why != "" {
+			res.Status = StatusError
+			res.Reason = "tampering: the output says the checks passed, but " + why
+			res.Output = trim(mapped)
+			return res
+		}
 		res.Status = StatusPass
 	}
 	return res
+}
+
+// distrust says why a pass the output claims is not borne out by the test
+// binary's own record (checkkit.Record), or "" when it is: the tests
+// exited 0 and every hidden test of the exercise passed.
+func distrust(e *labs.Exercise, rec *checkkit.Record) string {
+	if rec == nil {
+		return "the checks left no record of finishing (did something end the test process early?)"
+	}
+	if rec.Exit != 0 {
+		return fmt.Sprintf("the tests ended with exit code %d", rec.Exit)
+	}
+	names, err := hiddenTests(e)
+	if err != nil {
+		return err.Error()
+	}
+	for _, name := range names {
+		switch got := rec.Tests[name]; got {
+		case "pass":
+		case "":
+			return name + " never ran"
+		default:
+			return fmt.Sprintf("%s did not pass (%s)", name, got)
+		}
+	}
+	return ""
+}
+
+// hiddenTests are the top-level test functions of an exercise's checks.
+func hiddenTests(e *labs.Exercise) ([]string, error) {
+	var names []string
+	for _, c := range e.Checks {
+		b, err := checkSource(e, c)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), c, b, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("exercise %s: check %s: %w", e.ID, c, err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names, nil
 }
 
 func testStatus(action string) string {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/checkkit"
 )
 
 // buildAllowance bounds building an exercise group's test binaries (a cold
@@ -52,6 +53,23 @@ type packageRun struct {
 	// failedBuildBy is the package whose build failed this one (the fail
 	// event names it); its build output says why.
 	failedBuildBy string
+	// record is what the test binary recorded of its run (nil: none, as
+	// when it never got to the end of its tests).
+	record *checkkit.Record
+}
+
+// readRecord reads a test binary's record; nil if there is none or it
+// cannot be read (which no pass survives).
+func readRecord(path string) *checkkit.Record {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var r checkkit.Record
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return &r
 }
 
 type testRun struct {
@@ -133,6 +151,13 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 		return nil, stderr.String(), fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
 	}
 
+	// Each binary writes its record into a folder of this run's.
+	recordDir, err := os.MkdirTemp("", "lab-check-records-")
+	if err != nil {
+		return runs, stderr.String(), fmt.Errorf("create the checks' record folder: %w", err)
+	}
+	defer os.RemoveAll(recordDir)
+
 	// Run the binaries, as many at once as there are CPUs.
 	var (
 		mu       sync.Mutex
@@ -160,7 +185,9 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			own := map[string]*packageRun{}
 			var errOut bytes.Buffer
 			started := time.Now()
-			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), env, &errOut, own,
+			recordPath := filepath.Join(recordDir, e.ID+".json")
+			binEnv := append(slices.Clone(env), checkkit.RecordEnv+"="+recordPath)
+			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), binEnv, &errOut, own,
 				"go", "tool", "test2json", "-t", "-p", pkg, bin,
 				"-test.v=test2json", "-test.count=1", "-test.paniconexit0", "-test.timeout="+timeout.String())
 			// test2json run by hand gives no package verdict (the go command
@@ -173,6 +200,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			if exitCode != 0 {
 				own[pkg].action = "fail"
 			}
+			own[pkg].record = readRecord(recordPath)
 			mu.Lock()
 			defer mu.Unlock()
 			if stray := own[""]; stray != nil { // text that was not JSON: keep it with the package

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/checkkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata/*.golden outputs of TestInterpretRecordedStreams")
@@ -48,16 +49,36 @@ func streamRun(t *testing.T, name, buildDir string, exit int) (run, loose *packa
 func TestInterpretRecordedStreams(t *testing.T) {
 	_, e := fixtureLab(t)
 	const buildDir = "/tmp/lab-check-1"
+	passed := &checkkit.Record{Tests: map[string]string{"TestChoosingTheResult": "pass"}}
+	passTests := []string{"TestChoosingTheResult pass", "TestChoosingTheResult/dependency_ready pass", "TestChoosingTheResult/dependency_not_ready pass"}
 	for _, tc := range []struct {
 		name   string
-		exit   int // the test binary's exit status as record.sh printed it; -1: not built
+		stream string // the recorded stream, if not name.jsonl
+		exit   int    // the test binary's exit status as record.sh printed it; -1: not built
+		// record is what the binary recorded of its run (lab's TestMain).
+		record *checkkit.Record
 		status string
 		reason string
 		tests  []string // "name status" in the order they started
 	}{
+		{name: "pass", exit: 0, record: passed, status: StatusPass, tests: passTests},
+		// A passing stream is believed only with the record to back it.
 		{
-			name: "pass", exit: 0, status: StatusPass,
-			tests: []string{"TestChoosingTheResult pass", "TestChoosingTheResult/dependency_ready pass", "TestChoosingTheResult/dependency_not_ready pass"},
+			name: "pass-without-record", stream: "pass.jsonl", exit: 0, status: StatusError,
+			reason: "tampering: the output says the checks passed, but the checks left no record of finishing (did something end the test process early?)",
+			tests:  passTests,
+		},
+		{
+			name: "pass-with-a-failing-record", stream: "pass.jsonl", exit: 0, status: StatusError,
+			record: &checkkit.Record{Exit: 1, Tests: map[string]string{"TestChoosingTheResult": "fail"}},
+			reason: "tampering: the output says the checks passed, but the tests ended with exit code 1",
+			tests:  passTests,
+		},
+		{
+			name: "pass-with-a-check-missing", stream: "pass.jsonl", exit: 0, status: StatusError,
+			record: &checkkit.Record{Tests: map[string]string{}},
+			reason: "tampering: the output says the checks passed, but TestChoosingTheResult never ran",
+			tests:  passTests,
 		},
 		{
 			name: "fail", exit: 1, status: StatusFail,
@@ -85,7 +106,14 @@ func TestInterpretRecordedStreams(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run, loose := streamRun(t, tc.name+".jsonl", buildDir, tc.exit)
+			stream := tc.stream
+			if stream == "" {
+				stream = tc.name + ".jsonl"
+			}
+			run, loose := streamRun(t, stream, buildDir, tc.exit)
+			if run != nil {
+				run.record = tc.record
+			}
 			res := interpret(e, run, loose, "", nil, pathMapper{buildDir: buildDir, module: fixtureModule})
 			if res.Status != tc.status || res.Reason != tc.reason {
 				t.Errorf("grade %s, reason\n\t%q\nwant %s, reason\n\t%q", res.Status, res.Reason, tc.status, tc.reason)
