@@ -44,8 +44,8 @@ type testEvent struct {
 type packageRun struct {
 	action      string // pass, fail, skip ("" = no verdict)
 	failedBuild bool
-	buildOutput strings.Builder
-	output      strings.Builder // the package's own output (not inside a test)
+	buildOutput boundedText
+	output      boundedText // the package's own output (not inside a test)
 	tests       map[string]*testRun
 	order       []string
 	elapsed     time.Duration
@@ -75,7 +75,7 @@ func readRecord(path string) *checkkit.Record {
 type testRun struct {
 	name   string
 	action string // pass, fail, skip, ""
-	output strings.Builder
+	output boundedText
 }
 
 func (p *packageRun) test(name string) *testRun {
@@ -133,7 +133,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
 	defer cancel()
-	var stderr bytes.Buffer
+	var stderr boundedText
 	runs := map[string]*packageRun{}
 	code, err := runJSON(buildCtx, buildDir, env, &stderr, runs, "go", args...)
 	if err != nil {
@@ -183,7 +183,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 			defer cancel()
 			own := map[string]*packageRun{}
-			var errOut bytes.Buffer
+			var errOut boundedText
 			started := time.Now()
 			recordPath := filepath.Join(recordDir, e.ID+".json")
 			binEnv := append(slices.Clone(env), checkkit.RecordEnv+"="+recordPath)
@@ -210,7 +210,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			for k, v := range own {
 				runs[k] = v
 			}
-			stderr.Write(errOut.Bytes())
+			stderr.WriteString(errOut.String())
 			if err != nil && firstErr == nil {
 				firstErr = fmt.Errorf("run the checks of %s: %w", e.ID, err)
 			}
@@ -223,7 +223,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 // runJSON runs a command printing `go test -json` events in dir, adds what
 // it printed to runs and returns its exit code. A non-zero exit is not an
 // error (failing tests exit 1); failing to start or finish is.
-func runJSON(ctx context.Context, dir string, env []string, stderr *bytes.Buffer, runs map[string]*packageRun, name string, args ...string) (int, error) {
+func runJSON(ctx context.Context, dir string, env []string, stderr *boundedText, runs map[string]*packageRun, name string, args ...string) (int, error) {
 	// proc stops everything the command started (the test binary, its
 	// control-plane clients, whatever learner code spawned) when the check
 	// is cancelled or lab dies.
@@ -268,10 +268,15 @@ func parseTestJSON(r io.Reader, runs map[string]*packageRun) error {
 		}
 		return p
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
-	for sc.Scan() {
-		line := sc.Bytes()
+	lines := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(lines)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		var ev testEvent
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil {
 			get("").output.Write(append(line, '\n'))
@@ -304,10 +309,30 @@ func parseTestJSON(r io.Reader, runs map[string]*packageRun) error {
 			get(ev.Package).test(ev.Test)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read go test output: %w", err)
+}
+
+// readLine reads one line without its newline. A line longer than
+// outputLimit is cut there (the rest is read and dropped): no JSON event is
+// that long, and text that is must not cost memory without end.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line) < outputLimit {
+			line = append(line, chunk[:min(len(chunk), outputLimit-len(line))]...)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(line) > 0:
+			return line, nil
+		case err != nil && err != io.EOF:
+			return nil, fmt.Errorf("read go test output: %w", err)
+		case err != nil:
+			return nil, err
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), nil
 	}
-	return nil
 }
 
 // buildPackage turns a build event's ImportPath ("pkg [pkg.test]") into the package.
