@@ -240,3 +240,25 @@ func TestSecondCheckSaysItIsWaiting(t *testing.T) {
 		t.Fatal("the lock was not taken once free")
 	}
 }
+
+// TestHumanReportSaysTheFirstFailureOnce: the reason ends with the first
+// failed check's message, so the output under it does not repeat it.
+func TestHumanReportSaysTheFirstFailureOnce(t *testing.T) {
+	lab, e := fixtureLab(t)
+	msg := "expected queue.add_after, saw queue.add_rate_limited"
+	report := &Report{Lab: lab, Results: []*Result{{
+		Exercise: e, Status: StatusFail,
+		Reason: "ChoosingTheResult › dependency not ready: " + msg,
+		Output: msg + "\nexpected something else, saw more",
+	}}}
+	var human strings.Builder
+	if err := report.WriteHuman(&human, HumanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(human.String(), msg); n != 1 {
+		t.Errorf("the first failure is said %d times:\n%s", n, human.String())
+	}
+	if !strings.Contains(human.String(), "│ expected something else, saw more") {
+		t.Errorf("the other failures are gone:\n%s", human.String())
+	}
+}

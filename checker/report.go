@@ -45,8 +45,13 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 			continue
 		}
 		fmt.Fprintf(&b, "    %s\n", res.Reason)
-		if res.Output != "" {
-			for _, line := range strings.Split(res.Output, "\n") {
+		said := false // the reason ends with the first failure's message: once is enough
+		for _, line := range strings.Split(res.Output, "\n") {
+			if msg := strings.TrimSpace(line); !said && msg != "" && strings.HasSuffix(res.Reason, msg) {
+				said = true
+				continue
+			}
+			if res.Output != "" {
 				fmt.Fprintf(&b, "    │ %s\n", line)
 			}
 		}
