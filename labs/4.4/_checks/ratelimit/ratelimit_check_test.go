@@ -31,62 +31,76 @@ func near(a, b time.Duration) bool {
 
 func TestLimiter(t *testing.T) {
 	perSecond := float64(checkkit.Between(2, 10))
-	burst := checkkit.Between(1, 4)
-	l := ratelimit.New(perSecond, burst)
 	interval := time.Duration(float64(time.Second) / perSecond)
-
-	t.Run(fmt.Sprintf("a burst of %d, then one call every %s", burst, interval), func(t *testing.T) {
-		for i := 1; i <= burst; i++ {
-			if d := l.Delay(t0); d != 0 {
-				checkkit.Expect(t, "call %d of the burst of %d to go at once", fmt.Sprintf("a delay of %s", d), i, burst)
-			}
-		}
-		d := l.Delay(t0)
-		if !near(d, interval) {
-			checkkit.Expect(t, "the call after the burst to wait %s", d.String(), interval)
-		}
-		if again := l.Delay(t0.Add(d)); again != 0 {
-			checkkit.Expect(t, "the delayed call to go when it comes back after %s",
-				fmt.Sprintf("another delay of %s (was the delayed reservation cancelled?)", again), d)
-		}
+	// Always a burst of 1 (the boundary) and one of several: a limiter
+	// that ignores its burst passes the first and never the second.
+	several := checkkit.Between(2, 4)
+	for _, burst := range []int{1, several} {
+		t.Run(fmt.Sprintf("a burst of %d, then one call every %s", burst, interval), func(t *testing.T) {
+			sequence(t, ratelimit.New(perSecond, burst), burst, interval)
+		})
+	}
+	t.Run(fmt.Sprintf("a burst of %d shared by many workers", several), func(t *testing.T) {
+		shared(t, perSecond, several)
 	})
+}
 
-	t.Run("shared by many workers", func(t *testing.T) {
-		l := ratelimit.New(perSecond, burst)
-		var allowed atomic.Int32
-		var wg sync.WaitGroup
-		for range 40 {
+// sequence asks l for burst calls at one instant, then one more, then
+// that one again once its delay has passed.
+func sequence(t *testing.T, l *ratelimit.Limiter, burst int, interval time.Duration) {
+	t.Helper()
+	for i := 1; i <= burst; i++ {
+		if d := l.Delay(t0); d != 0 {
+			checkkit.Expect(t, "call %d of the burst of %d to go at once", fmt.Sprintf("a delay of %s", d), i, burst)
+		}
+	}
+	d := l.Delay(t0)
+	if !near(d, interval) {
+		checkkit.Expect(t, "the call after the burst to wait %s", d.String(), interval)
+	}
+	if again := l.Delay(t0.Add(d)); again != 0 {
+		checkkit.Expect(t, "the delayed call to go when it comes back after %s",
+			fmt.Sprintf("another delay of %s (was the delayed reservation cancelled?)", again), d)
+	}
+}
+
+// shared has many workers ask one limiter at once, then keep asking.
+func shared(t *testing.T, perSecond float64, burst int) {
+	t.Helper()
+	l := ratelimit.New(perSecond, burst)
+	var allowed atomic.Int32
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if l.Delay(t0) == 0 {
+				allowed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := int(allowed.Load()); n != burst {
+		checkkit.Expect(t, "%d of 40 simultaneous calls to go (the burst)", fmt.Sprintf("%d", n), burst)
+	}
+	// Three simulated seconds of 8 workers asking every 10ms.
+	allowed.Store(0)
+	for step := range 300 {
+		now := t0.Add(time.Duration(step+1) * 10 * time.Millisecond)
+		for range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if l.Delay(t0) == 0 {
+				if l.Delay(now) == 0 {
 					allowed.Add(1)
 				}
 			}()
 		}
 		wg.Wait()
-		if n := int(allowed.Load()); n != burst {
-			checkkit.Expect(t, "%d of 40 simultaneous calls to go (the burst)", fmt.Sprintf("%d", n), burst)
-		}
-		// Three simulated seconds of 8 workers asking every 10ms.
-		allowed.Store(0)
-		for step := range 300 {
-			now := t0.Add(time.Duration(step+1) * 10 * time.Millisecond)
-			for range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if l.Delay(now) == 0 {
-						allowed.Add(1)
-					}
-				}()
-			}
-			wg.Wait()
-		}
-		if limit := int(3*perSecond) + 1; int(allowed.Load()) > limit {
-			checkkit.Expect(t, "at most %d calls in 3s at %v per second", fmt.Sprintf("%d", allowed.Load()), limit, perSecond)
-		}
-	})
+	}
+	if limit := int(3*perSecond) + 1; int(allowed.Load()) > limit {
+		checkkit.Expect(t, "at most %d calls in 3s at %v per second", fmt.Sprintf("%d", allowed.Load()), limit, perSecond)
+	}
 }
 
 func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
