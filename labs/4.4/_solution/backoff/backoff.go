@@ -21,7 +21,8 @@ type Policy struct {
 	Max  time.Duration
 }
 
-// Delay returns the wait before retrying after attempt n failed.
+// Delay returns the wait before retrying after attempt n failed: n counts
+// from 0, and a negative n counts as 0 (Base).
 func (p Policy) Delay(n int) time.Duration {
 	if n < 0 {
 		n = 0

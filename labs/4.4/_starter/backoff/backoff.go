@@ -22,7 +22,8 @@ type Policy struct {
 	Max  time.Duration
 }
 
-// Delay returns the wait before retrying after attempt n failed.
+// Delay returns the wait before retrying after attempt n failed: n counts
+// from 0, and a negative n counts as 0 (Base).
 func (p Policy) Delay(n int) time.Duration {
 	// TODO(lab): for large n this overflows (time.Duration is an int64 of
 	// nanoseconds) and the "capped" delay comes out negative or zero.
