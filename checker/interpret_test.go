@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +261,30 @@ func TestHumanReportSaysTheFirstFailureOnce(t *testing.T) {
 	}
 	if !strings.Contains(human.String(), "│ expected something else, saw more") {
 		t.Errorf("the other failures are gone:\n%s", human.String())
+	}
+}
+
+// TestResultsJSONKeepsTheRaceReason: a data race is reported in
+// results.json even when checks failed besides it; an ordinary failure,
+// which its check's message already says, is not said twice.
+func TestResultsJSONKeepsTheRaceReason(t *testing.T) {
+	lab, e := fixtureLab(t)
+	failing := TestResult{Name: "TestChoosingTheResult/dependency_ready", Status: StatusFail, Message: "expected queue.add_after, saw queue.add_rate_limited"}
+	for _, tc := range []struct {
+		reason string
+		whole  bool
+	}{
+		{reason: "data race: two goroutines touch the same memory without synchronization (at results/reconciler.go:18)", whole: true},
+		{reason: "ChoosingTheResult › dependency ready: " + failing.Message, whole: false},
+	} {
+		report := &Report{Lab: lab, Results: []*Result{{Exercise: e, Status: StatusFail, Reason: tc.reason,
+			Tests: []TestResult{{Name: "TestChoosingTheResult", Status: StatusFail}, failing}}}}
+		var said []string
+		for _, test := range report.Exercism().Tests {
+			said = append(said, test.Message)
+		}
+		if got := slices.Contains(said, tc.reason); got != tc.whole {
+			t.Errorf("reason %q in results.json: %v, want %v (messages %q)", tc.reason, got, tc.whole, said)
+		}
 	}
 }
