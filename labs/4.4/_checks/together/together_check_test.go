@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +37,7 @@ type written struct {
 	retries              int32
 	lastFailure, nextTry *metav1.MicroTime
 	ext                  *metav1.Condition
+	down                 bool // the system was down when it was written
 }
 
 // TestOutage: the external system is down when the Database is created and
@@ -58,6 +60,8 @@ func TestOutage(t *testing.T) {
 	}
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
 	system.SetDown(true)
+	var down atomic.Bool
+	down.Store(true)
 	threshold := checkkit.Between(2, 3)
 	cooldown := time.Duration(checkkit.Between(300, 600)) * time.Millisecond
 	policy := backoff.Policy{Base: time.Duration(checkkit.Between(20, 60)) * time.Millisecond, Max: 2 * time.Second}
@@ -71,7 +75,8 @@ func TestOutage(t *testing.T) {
 				defer mu.Unlock()
 				log = append(log, written{phase: d.Status.Phase, retries: d.Status.Retries,
 					lastFailure: d.Status.LastFailureTime.DeepCopy(), nextTry: d.Status.NextRetryTime.DeepCopy(),
-					ext: meta.FindStatusCondition(d.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable)})
+					ext:  meta.FindStatusCondition(d.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable),
+					down: down.Load()})
 			}
 		}
 		r := &together.Reconciler{
@@ -124,6 +129,7 @@ func TestOutage(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); !circuitOpen() && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
+	down.Store(false)
 	system.SetDown(false)
 
 	t.Run("never returns an error (with or without RequeueAfter)", func(t *testing.T) {
@@ -162,6 +168,19 @@ func TestOutage(t *testing.T) {
 				checkkit.Expect(t, "valid transitions", fmt.Sprintf("%s → %s in %s", prev, p, show(moves())))
 			}
 			prev = p
+		}
+	})
+
+	t.Run("in Failed, health-checks before it moves on", func(t *testing.T) {
+		failed := false
+		for _, w := range writes() {
+			if !w.down {
+				break
+			}
+			if failed && w.phase == learnv1alpha1.PhaseProvisioning {
+				checkkit.Expect(t, "Failed until a health check passes", fmt.Sprintf("Failed → Provisioning while the system was down (%s)", show(moves())))
+			}
+			failed = failed || w.phase == learnv1alpha1.PhaseFailed
 		}
 	})
 
