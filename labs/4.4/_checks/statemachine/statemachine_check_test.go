@@ -142,12 +142,16 @@ func TestStateMachine(t *testing.T) {
 			},
 		}
 	}
-	happy, flaky := newDB("orders"), newDB("billing")
-	failing := checkkit.Pick(learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying)
-	system.FailStep(flaky.Name, map[learnv1alpha1.Phase]string{
-		learnv1alpha1.PhaseProvisioning: cluster.StepProvision, learnv1alpha1.PhaseVerifying: cluster.StepPing,
-	}[failing], 1)
-	for _, db := range []*learnv1alpha1.Database{happy, flaky} {
+	// Every phase that calls the external system fails once, for a
+	// Database of its own: a bug in one phase's failure path cannot hide
+	// behind a lucky pick.
+	happy := newDB("orders")
+	flaky := map[learnv1alpha1.Phase]*learnv1alpha1.Database{
+		learnv1alpha1.PhaseProvisioning: newDB("billing"), learnv1alpha1.PhaseVerifying: newDB("ledger"),
+	}
+	system.FailStep(flaky[learnv1alpha1.PhaseProvisioning].Name, cluster.StepProvision, 1)
+	system.FailStep(flaky[learnv1alpha1.PhaseVerifying].Name, cluster.StepPing, 1)
+	for _, db := range []*learnv1alpha1.Database{happy, flaky[learnv1alpha1.PhaseProvisioning], flaky[learnv1alpha1.PhaseVerifying]} {
 		if err := c.Create(ctx, db); err != nil {
 			t.Fatalf("create Database: %v", err)
 		}
@@ -210,32 +214,11 @@ func TestStateMachine(t *testing.T) {
 		}
 	})
 
-	t.Run(fmt.Sprintf("a failed external call in %s goes through Failed and retries from Provisioning", failing), func(t *testing.T) {
-		ws := waitReady(t, flaky.Name, 1)
-		checkWrites(t, ws)
-		ms := moves(ws)
-		i := -1
-		for j, w := range ms {
-			if w.phase == learnv1alpha1.PhaseFailed {
-				i = j
-				break
-			}
-		}
-		if i <= 0 || ms[i-1].phase != failing {
-			checkkit.Expect(t, "%s → Failed when its external call fails", phases(ms), failing)
-			return
-		}
-		f := ms[i]
-		if f.ext == nil || f.ext.Status != metav1.ConditionFalse || f.ext.Reason != learnv1alpha1.ReasonUnavailable {
-			checkkit.Expect(t, "condition %s=False reason %s in Failed", describe(f.ext), learnv1alpha1.ConditionExternalSystemAvailable, learnv1alpha1.ReasonUnavailable)
-		}
-		if f.retries != 1 || f.nextRetry == nil {
-			checkkit.Expect(t, "status.retries 1 and status.nextRetryTime set in Failed", fmt.Sprintf("retries %d, nextRetryTime %v", f.retries, f.nextRetry))
-		}
-		if i+1 < len(ms) && f.nextRetry != nil && ms[i+1].at.Before(f.nextRetry.Add(-50*time.Millisecond)) {
-			checkkit.Expect(t, "the retry to wait for status.nextRetryTime (%s)", fmt.Sprintf("left Failed %s early", f.nextRetry.Sub(ms[i+1].at).Round(time.Millisecond)), retry)
-		}
-	})
+	for _, failing := range []learnv1alpha1.Phase{learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying} {
+		t.Run(fmt.Sprintf("a failed external call in %s goes through Failed and retries from Provisioning", failing), func(t *testing.T) {
+			failedOnce(t, waitReady(t, flaky[failing].Name, 1), failing, retry, checkWrites)
+		})
+	}
 
 	t.Run("a spec change takes Ready through Updating and Verifying", func(t *testing.T) {
 		if !happyReady {
@@ -283,4 +266,34 @@ func orNothing(s string) string {
 		return "nothing"
 	}
 	return s
+}
+
+// failedOnce checks the persisted moves of a Database whose external call
+// in phase failing failed once: failing → Failed, with the condition, the
+// retry count and time, and a retry that waits for that time.
+func failedOnce(t *testing.T, ws []written, failing learnv1alpha1.Phase, retry time.Duration, checkWrites func(*testing.T, []written)) {
+	t.Helper()
+	checkWrites(t, ws)
+	ms := moves(ws)
+	i := -1
+	for j, w := range ms {
+		if w.phase == learnv1alpha1.PhaseFailed {
+			i = j
+			break
+		}
+	}
+	if i <= 0 || ms[i-1].phase != failing {
+		checkkit.Expect(t, "%s → Failed when its external call fails", phases(ms), failing)
+		return
+	}
+	f := ms[i]
+	if f.ext == nil || f.ext.Status != metav1.ConditionFalse || f.ext.Reason != learnv1alpha1.ReasonUnavailable {
+		checkkit.Expect(t, "condition %s=False reason %s in Failed", describe(f.ext), learnv1alpha1.ConditionExternalSystemAvailable, learnv1alpha1.ReasonUnavailable)
+	}
+	if f.retries != 1 || f.nextRetry == nil {
+		checkkit.Expect(t, "status.retries 1 and status.nextRetryTime set in Failed", fmt.Sprintf("retries %d, nextRetryTime %v", f.retries, f.nextRetry))
+	}
+	if i+1 < len(ms) && f.nextRetry != nil && ms[i+1].at.Before(f.nextRetry.Add(-50*time.Millisecond)) {
+		checkkit.Expect(t, "the retry to wait for status.nextRetryTime (%s)", fmt.Sprintf("left Failed %s early", f.nextRetry.Sub(ms[i+1].at).Round(time.Millisecond)), retry)
+	}
 }
