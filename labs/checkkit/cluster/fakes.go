@@ -188,6 +188,46 @@ func StatusWrites(c client.Client, record func(client.Object)) client.Client {
 	})
 }
 
+// FailStatusWrite wraps c so that the status write (update or patch) number
+// nth of the object named name fails with err, as a conflict or a server
+// error would; every other call goes through. It returns the client and a
+// function that reports whether the failure happened yet.
+func FailStatusWrite(c client.Client, name string, nth int, err error) (client.Client, func() bool) {
+	var mu sync.Mutex
+	seen, failed := 0, false
+	fail := func(obj client.Object, sub string) error {
+		if sub != "status" || obj.GetName() != name {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if seen++; seen == nth {
+			failed = true
+			return err
+		}
+		return nil
+	}
+	wrapped := interceptor.NewClient(withWatch(c), interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if err := fail(obj, sub); err != nil {
+				return err
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if err := fail(obj, sub); err != nil {
+				return err
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	return wrapped, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed
+	}
+}
+
 // withWatch lets interceptor wrap a client that cannot watch.
 func withWatch(c client.Client) client.WithWatch {
 	if w, ok := c.(client.WithWatch); ok {

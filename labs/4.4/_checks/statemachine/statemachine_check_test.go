@@ -2,6 +2,7 @@ package statemachine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -120,11 +122,15 @@ func TestStateMachine(t *testing.T) {
 		}
 	}
 	// An uncached client: what the reconciler reads is what it last wrote,
-	// so the grading does not depend on how fast the cache is.
+	// so the grading does not depend on how fast the cache is. One
+	// Database's second status write fails with a Conflict.
 	direct := cluster.Client(t, cfg, scheme)
+	conflicted := checkkit.Name("audit")
+	failing, conflictHappened := cluster.FailStatusWrite(direct, conflicted, 2,
+		apierrors.NewConflict(learnv1alpha1.GroupVersion.WithResource("databases").GroupResource(), conflicted, errors.New(conflictText)))
 	cluster.StartManager(t, cfg, scheme, ns, func(mgr ctrl.Manager) error {
 		r := &statemachine.Reconciler{
-			Client:     cluster.StatusWrites(observe.Client(obs.Bus, direct), log.record),
+			Client:     cluster.StatusWrites(observe.Client(obs.Bus, failing), log.record),
 			System:     system,
 			Configure:  count(&configured),
 			Deploy:     count(&deployed),
@@ -151,7 +157,9 @@ func TestStateMachine(t *testing.T) {
 	}
 	system.FailStep(flaky[learnv1alpha1.PhaseProvisioning].Name, cluster.StepProvision, 1)
 	system.FailStep(flaky[learnv1alpha1.PhaseVerifying].Name, cluster.StepPing, 1)
-	for _, db := range []*learnv1alpha1.Database{happy, flaky[learnv1alpha1.PhaseProvisioning], flaky[learnv1alpha1.PhaseVerifying]} {
+	audit := newDB("audit")
+	audit.Name = conflicted
+	for _, db := range []*learnv1alpha1.Database{happy, flaky[learnv1alpha1.PhaseProvisioning], flaky[learnv1alpha1.PhaseVerifying], audit} {
 		if err := c.Create(ctx, db); err != nil {
 			t.Fatalf("create Database: %v", err)
 		}
@@ -219,6 +227,34 @@ func TestStateMachine(t *testing.T) {
 			failedOnce(t, waitReady(t, flaky[failing].Name, 1), failing, retry, checkWrites)
 		})
 	}
+
+	t.Run("a status write that fails is returned, and the move made again", func(t *testing.T) {
+		key := ns + "/" + conflicted
+		var failedWrite observe.Event
+		checkkit.Eventually(t, "the failed status write of "+conflicted, func() error {
+			for _, e := range cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindClient) {
+				if conflictHappened() && strings.HasPrefix(e.Verb, "status.") && e.Outcome != observe.OutcomeOK {
+					failedWrite = e
+					return nil
+				}
+			}
+			return fmt.Errorf("persisted phases %s", orNothing(phases(moves(log.of(conflicted)))))
+		})
+		var end observe.Event
+		checkkit.Eventually(t, "the end of the reconcile whose status write failed", func() error {
+			for _, e := range cluster.OfKind(cluster.ForKey(obs.Events(), key), observe.KindReconcileEnd) {
+				if e.ReconcileID == failedWrite.ReconcileID {
+					end = e
+					return nil
+				}
+			}
+			return errors.New("it has not ended")
+		})
+		if end.Result != observe.ResultError {
+			checkkit.Expect(t, "the reconcile whose %s failed (Conflict) to return that error", fmt.Sprintf("%s: the move was lost, and nothing brings the next reconcile", end.Brief()), failedWrite.Verb)
+		}
+		checkWrites(t, waitReady(t, conflicted, 1))
+	})
 
 	t.Run("a spec change takes Ready through Updating and Verifying", func(t *testing.T) {
 		if !happyReady {
