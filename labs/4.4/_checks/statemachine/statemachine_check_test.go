@@ -169,8 +169,14 @@ func TestStateMachine(t *testing.T) {
 		t.Helper()
 		checkkit.Eventually(t, fmt.Sprintf("Database %s to reach Ready (generation %d)", name, generation), func() error {
 			ws := log.of(name)
-			if n := len(ws); n > 0 && ws[n-1].phase == learnv1alpha1.PhaseReady && ws[n-1].observedGen == generation {
+			n := len(ws)
+			switch {
+			case n > 0 && ws[n-1].phase == learnv1alpha1.PhaseReady && ws[n-1].observedGen == generation:
 				return nil
+			case n > 0 && ws[n-1].phase == learnv1alpha1.PhaseReady && ws[n-1].observedGen != ws[n-1].generation:
+				// Wrong already: no later write can make this one right.
+				checkkit.Expect(t, "Database %s Ready with status.observedGeneration %d, the generation it verified",
+					fmt.Sprintf("observedGeneration %d", ws[n-1].observedGen), name, ws[n-1].generation)
 			}
 			return fmt.Errorf("persisted phases %s", orNothing(phases(moves(log.of(name)))))
 		})
