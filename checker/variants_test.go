@@ -1,17 +1,21 @@
 package checker_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/checker/checkertest"
+	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -170,9 +174,22 @@ func TestVariants(t *testing.T) {
 		}
 		t.Run(lab.ID, func(t *testing.T) {
 			t.Parallel()
-			for i, round := range rounds(variants) {
+			kc := kubeconfig(t)
+			rs := rounds(variants)
+			// The workspaces are made here, in the test's goroutine; the
+			// checks run several at once, as most of a failing check's time
+			// is spent waiting on the control plane, not on the CPU.
+			type run struct {
+				dir       string
+				exercises []*labs.Exercise
+				before    labtest.Snapshot
+				report    *checker.Report
+				err       error
+			}
+			runs := make([]*run, len(rs))
+			for i, round := range rs {
 				overrides := map[string]string{}
-				var exercises []*labs.Exercise
+				r := &run{}
 				for _, v := range round {
 					for file, text := range v.files(t, lab) {
 						overrides[file] = text
@@ -181,20 +198,45 @@ func TestVariants(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					exercises = append(exercises, e)
+					r.exercises = append(r.exercises, e)
 				}
-				dir := checkertest.Workspace(t, lab, true, overrides)
-				report := check(t, checker.Options{Lab: lab, Dir: dir, Exercises: exercises})
+				r.dir = checkertest.Workspace(t, lab, true, overrides)
+				r.before = labtest.TakeSnapshot(t, r.dir)
+				runs[i] = r
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			defer cancel()
+			var wg sync.WaitGroup
+			slots := make(chan struct{}, variantChecksAtOnce)
+			for _, r := range runs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					slots <- struct{}{}
+					defer func() { <-slots }()
+					r.report, r.err = checker.Check(ctx, checker.Options{Lab: lab, Dir: r.dir, Exercises: r.exercises, Kubeconfig: kc})
+				}()
+			}
+			wg.Wait()
+			for i, round := range rs {
+				r := runs[i]
+				if r.err != nil {
+					t.Errorf("round %d: check: %v", i+1, r.err)
+					continue
+				}
+				if changes := r.before.Changes(labtest.TakeSnapshot(t, r.dir)); len(changes) > 0 {
+					t.Errorf("round %d: the check changed the workspace: %v", i+1, changes)
+				}
 				for _, v := range round {
-					res := result(t, report, v.exercise)
+					res := result(t, r.report, v.exercise)
 					where := fmt.Sprintf("round %d, %s/%s", i+1, v.exercise, v.name)
 					if res.Status != v.want {
 						t.Errorf("%s: %s (%s), want %s", where, res.Status, res.Reason, v.want)
 						continue
 					}
-					for _, r := range v.reasons {
-						if !strings.Contains(res.Reason, r) {
-							t.Errorf("%s: reason %q does not say %q", where, res.Reason, r)
+					for _, reason := range v.reasons {
+						if !strings.Contains(res.Reason, reason) {
+							t.Errorf("%s: reason %q does not say %q", where, res.Reason, reason)
 						}
 					}
 				}
@@ -202,6 +244,10 @@ func TestVariants(t *testing.T) {
 		})
 	}
 }
+
+// variantChecksAtOnce is how many variant rounds of a lab are checked at
+// the same time.
+const variantChecksAtOnce = 4
 
 // rounds deals the variants out so that no round holds two of one exercise.
 func rounds(variants []*variant) [][]*variant {
