@@ -66,7 +66,8 @@ func TestEnsureSecret(t *testing.T) {
 		return nil
 	}
 	var password string
-	get := func() *corev1.Secret {
+	get := func(t *testing.T) *corev1.Secret {
+		t.Helper()
 		var s corev1.Secret
 		if err := direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); err != nil {
 			checkkit.Expect(t, "Secret %s to exist", err.Error(), name)
@@ -85,7 +86,7 @@ func TestEnsureSecret(t *testing.T) {
 			if err := idempotency.EnsureSecret(ctx, c, db); err != nil {
 				checkkit.Expect(t, "call %d of %d to succeed", fmt.Sprintf("error %q", err), i, n)
 			}
-			s := get()
+			s := get(t)
 			switch {
 			case first == nil:
 				first = s
@@ -95,7 +96,7 @@ func TestEnsureSecret(t *testing.T) {
 				checkkit.Expect(t, "no writes while nothing drifted", fmt.Sprintf("the Secret changed (resourceVersion %s → %s) in call %d", first.ResourceVersion, s.ResourceVersion, i))
 			}
 		}
-		s := get()
+		s := get(t)
 		if err := holds(s); err != nil {
 			checkkit.Expect(t, "the Secret to hold the Database's credentials", err.Error())
 		}
@@ -103,14 +104,14 @@ func TestEnsureSecret(t *testing.T) {
 	})
 
 	t.Run("owned by its Database", func(t *testing.T) {
-		owner := metav1.GetControllerOf(get())
+		owner := metav1.GetControllerOf(get(t))
 		if owner == nil || owner.UID != db.UID {
 			checkkit.Expect(t, "the Database %s as controller owner", fmt.Sprintf("owner %v", owner), db.Name)
 		}
 	})
 
 	t.Run("repairs drift with one update", func(t *testing.T) {
-		s := get()
+		s := get(t)
 		s.Data[idempotency.SecretKeyUsername] = []byte("tampered")
 		if err := direct.Update(ctx, s); err != nil {
 			t.Fatal(err)
@@ -120,14 +121,14 @@ func TestEnsureSecret(t *testing.T) {
 			if err := idempotency.EnsureSecret(ctx, c, db); err != nil {
 				checkkit.Expect(t, "EnsureSecret to succeed", err.Error())
 			}
-			if rv := get().ResourceVersion; rv != versions[len(versions)-1] {
+			if rv := get(t).ResourceVersion; rv != versions[len(versions)-1] {
 				versions = append(versions, rv)
 			}
 		}
 		if got := len(versions) - 1; got != 1 {
 			checkkit.Expect(t, "1 write to repair the drift, then none", fmt.Sprintf("%d writes", got))
 		}
-		s = get()
+		s = get(t)
 		if err := holds(s); err != nil {
 			checkkit.Expect(t, "the drifted username restored", err.Error())
 		}

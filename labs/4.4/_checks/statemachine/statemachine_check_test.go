@@ -222,8 +222,12 @@ func TestStateMachine(t *testing.T) {
 			checkkit.Expect(t, "persisted phases "+want+" (learnv1alpha1.HappyPath)", got)
 		}
 		for what, m := range map[string]*sync.Map{"Configure": &configured, "Deploy": &deployed} {
-			if n, ok := m.Load(happy.Name); !ok || n.(*atomic.Int32).Load() != 1 {
-				checkkit.Expect(t, "%s called once, in its own phase", fmt.Sprintf("%v calls", n), what)
+			calls := int32(0)
+			if n, ok := m.Load(happy.Name); ok {
+				calls = n.(*atomic.Int32).Load()
+			}
+			if calls != 1 {
+				checkkit.Expect(t, "%s called once, in its own phase", fmt.Sprintf("%d calls", calls), what)
 			}
 		}
 	})
@@ -256,8 +260,10 @@ func TestStateMachine(t *testing.T) {
 			}
 			return errors.New("it has not ended")
 		})
-		if end.Result != observe.ResultError {
-			checkkit.Expect(t, "the reconcile whose %s failed (Conflict) to return that error", fmt.Sprintf("%s: the move was lost, and nothing brings the next reconcile", end.Brief()), failedWrite.Verb)
+		// Returning the error is the lesson's answer; a requeue of one's
+		// own brings the retry too. Success alone loses the move.
+		if end.Result == observe.ResultSuccess {
+			checkkit.Expect(t, "the reconcile whose %s failed (Conflict) to return that error (or to requeue)", fmt.Sprintf("%s: the move was lost, and nothing brings the next reconcile", end.Brief()), failedWrite.Verb)
 		}
 		checkWrites(t, waitReady(t, conflicted, 1))
 	})
