@@ -153,4 +153,12 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	if calls != burst || requeued != n-burst {
 		checkkit.Expect(t, "%d external calls at once and %d reconciles returning RequeueAfter", fmt.Sprintf("%d calls and %d requeues (a worker that waits for the limiter blocks instead of requeueing)", calls, requeued), burst, n-burst)
 	}
+	// Each of them came back after the limiter's own delay: asked now, the
+	// limiter says the same to one more caller.
+	wait := r.Limiter.Delay(t0)
+	for i := range n {
+		if d := results[i].RequeueAfter; d > 0 && !near(d, wait) {
+			checkkit.Expect(t, "RequeueAfter %s, the delay the limiter gave", d.String(), wait)
+		}
+	}
 }
