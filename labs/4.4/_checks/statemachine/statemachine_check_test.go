@@ -277,6 +277,13 @@ func TestStateMachine(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(log.of(happy.Name))
+		callsOf := func(m *sync.Map) int32 {
+			if n, ok := m.Load(happy.Name); ok {
+				return n.(*atomic.Int32).Load()
+			}
+			return 0
+		}
+		configuredBefore, deployedBefore := callsOf(&configured), callsOf(&deployed)
 		latest.Spec.Replicas = int32(checkkit.Between(2, 3))
 		if err := c.Update(ctx, &latest); err != nil {
 			t.Fatal(err)
@@ -286,6 +293,22 @@ func TestStateMachine(t *testing.T) {
 		want := "Updating → Verifying → Ready"
 		if got := phases(moves(ws[before-1:])[1:]); got != want {
 			checkkit.Expect(t, "persisted phases "+want+" after the spec change", got)
+		}
+		for what, n := range map[string]int32{"Configure": callsOf(&configured) - configuredBefore, "Deploy": callsOf(&deployed) - deployedBefore} {
+			if n != 1 {
+				checkkit.Expect(t, "%s called once in Updating", fmt.Sprintf("%d calls", n), what)
+			}
+		}
+	})
+
+	t.Run("health-checks right before each Provision", func(t *testing.T) {
+		// Reconciles run one at a time here, so a reconcile's calls are
+		// next to each other in the system's log.
+		calls := system.Calls()
+		for i, call := range calls {
+			if call.Step == cluster.StepProvision && (i == 0 || calls[i-1].Step != cluster.StepHealthCheck) {
+				checkkit.Expect(t, "a HealthCheck right before Provision of %s (the Provisioning step)", "Provision without one", call.Name)
+			}
 		}
 	})
 
