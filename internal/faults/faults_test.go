@@ -235,20 +235,59 @@ func TestInterruptedStartUp(t *testing.T) {
 }
 
 // hangingCode is learner code whose test binary never ends by itself, and
-// which leaves a child that quit its session — the worst a learner's
-// package can do to the processes of a check.
+// which starts a detached child. It spawns through a library (spawnerCode,
+// a module outside the workspace): lab's source policy refuses os/exec in
+// the learner's own files, and what a library does is what the supervisor
+// must still clean up.
 const hangingCode = `package results
 
 import (
-	"os/exec"
 	"time"
+
+	"example.com/spawner"
 )
 
 func init() {
-	_ = exec.Command("setsid", "sleep", "600").Start()
+	spawner.Detached("sleep", "600")
 	time.Sleep(10 * time.Minute)
 }
 `
+
+// spawnerCode is the library: a module of its own, which the workspace's
+// go.mod replaces with a folder outside the workspace.
+const spawnerCode = `package spawner
+
+import "os/exec"
+
+// Detached starts name in a session of its own and does not wait for it.
+func Detached(name string, args ...string) {
+	_ = exec.Command("setsid", append([]string{name}, args...)...).Start()
+}
+`
+
+// addSpawner writes the spawner module next to the workspace and makes the
+// workspace require it.
+func addSpawner(t *testing.T, ws string) {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(ws), "spawner")
+	for name, text := range map[string]string{"go.mod": "module example.com/spawner\n\ngo 1.26\n", "spawner.go": spawnerCode} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gomod := filepath.Join(ws, "go.mod")
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, fmt.Sprintf("\nrequire example.com/spawner v0.0.0\n\nreplace example.com/spawner => %s\n", dir)...)
+	if err := os.WriteFile(gomod, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestCheckEndsInBuildAndRun ends `lab check` while `go test -c` compiles
 // and while the test binaries run (learner code that hangs and spawns a
@@ -264,6 +303,7 @@ func TestCheckEndsInBuildAndRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "results", "zz_hang.go"), []byte(hangingCode), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	addSpawner(t, ws)
 	before := labtest.TakeSnapshot(t, ws)
 	compiling := func(n string) bool { return n == "compile" || n == "link" || n == "asm" || n == "cgo" }
 	testBinary := func(n string) bool { return strings.HasSuffix(n, ".test") }

@@ -221,7 +221,7 @@ func has(events []observe.Event, match func(observe.Event) bool) bool {
 
 func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what string, done func([]observe.Event) bool) {
 	t.Helper()
-	waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute) // generous: make test runs many things at once
 	defer cancel()
 	if err := rec.WaitFor(waitCtx, done); err != nil {
 		t.Fatalf("waiting for %s: %v\nevents: %d", what, err, len(rec.Events()))
