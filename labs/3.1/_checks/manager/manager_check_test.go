@@ -40,7 +40,10 @@ func TestManager(t *testing.T) {
 		LeaderElectionNamespace: ns,
 		Namespace:               ns,
 	}
-	mgr, err := manager.New(cfg, conf)
+	// The learner's manager acts as a user who can write only in ns: one
+	// that watches every namespace must not write into the namespaces of the
+	// checks that run beside this one.
+	mgr, err := manager.New(cluster.ConfinedConfig(t, cfg, c, ns), conf)
 	if err != nil {
 		checkkit.Expect(t, "manager.New to build a manager", fmt.Sprintf("error %q", err))
 	}
