@@ -2,9 +2,11 @@ package checker_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -167,8 +169,14 @@ func TestVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	only, err := regexp.Compile(*variantsMatching)
+	if err != nil {
+		t.Fatalf("-variants: %v", err)
+	}
 	for _, lab := range all {
-		variants := loadVariants(t, lab)
+		variants := slices.DeleteFunc(loadVariants(t, lab), func(v *variant) bool {
+			return !only.MatchString(v.lab + "/" + v.exercise + "/" + v.name)
+		})
 		if len(variants) == 0 {
 			continue
 		}
@@ -244,6 +252,10 @@ func TestVariants(t *testing.T) {
 		})
 	}
 }
+
+// variantsMatching narrows TestVariants while one exercise's checks are
+// being worked on: go test ./checker -run TestVariants -variants '4.4/together/'.
+var variantsMatching = flag.String("variants", "", "check only the variants whose LAB/EXERCISE/NAME matches this regular expression")
 
 // variantChecksAtOnce is how many variant rounds of a lab are checked at
 // the same time: two, to leave the CPU to the rest of make test.
