@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -187,19 +188,55 @@ func forbiddenImport(p string) (string, bool) {
 	return "", false
 }
 
-// policyResult is the grade of an exercise whose code the policy rejects:
-// an error naming the first use, and how many more there are.
-func policyResult(e *labs.Exercise, vs []violation) *Result {
-	reason := "lab does not run this code: " + vs[0].String()
-	if len(vs) > 1 {
-		reason += fmt.Sprintf(" and %d more", len(vs)-1)
+// PolicyError says the learner's code uses what the policy keeps out, so
+// lab does not run it.
+type PolicyError struct{ violations []violation }
+
+func (e *PolicyError) Error() string { return "lab does not run this code: " + firstViolations(e.violations) }
+
+// Details lists every violation, a line each.
+func (e *PolicyError) Details() string { return violationLines(e.violations) }
+
+// Vet applies the policy to every Go file of the learner's in the
+// workspace: the runner of `lab start --mine` takes the learner's code from
+// all the lab's packages, so a violation anywhere keeps it from running.
+func Vet(lab *labs.Lab, dir string) error {
+	byPackage, err := vetWorkspace(lab, dir)
+	if err != nil {
+		return err
 	}
+	var all []violation
+	for _, pkg := range slices.Sorted(maps.Keys(byPackage)) {
+		all = append(all, byPackage[pkg]...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return &PolicyError{violations: all}
+}
+
+// firstViolations names the first violation and how many more there are.
+func firstViolations(vs []violation) string {
+	text := vs[0].String()
+	if len(vs) > 1 {
+		text += fmt.Sprintf(" and %d more", len(vs)-1)
+	}
+	return text
+}
+
+func violationLines(vs []violation) string {
 	lines := make([]string, len(vs))
 	for i, v := range vs {
 		lines[i] = v.String()
 	}
-	return &Result{Exercise: e, Status: StatusError, Reason: reason,
-		Output: "No exercise needs these, and the checks cannot trust code that uses them:\n" + strings.Join(lines, "\n")}
+	return "No exercise needs these, and lab cannot trust code that uses them:\n" + strings.Join(lines, "\n")
+}
+
+// policyResult is the grade of an exercise whose code the policy rejects:
+// an error naming the first use, and how many more there are.
+func policyResult(e *labs.Exercise, vs []violation) *Result {
+	err := &PolicyError{violations: vs}
+	return &Result{Exercise: e, Status: StatusError, Reason: err.Error(), Output: err.Details()}
 }
 
 // rejected returns, for each of the exercises checked, the violations

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/internal/mine"
 	"github.com/operator-lab/lab/labs"
@@ -125,10 +126,14 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	} else {
 		err = startTUI(ctx, opts, ws)
 	}
+	// The view had room for the first error only: show them all.
 	var compile *mine.CompileError
-	if errors.As(err, &compile) {
-		// The view had room for the first error only: show them all.
+	var policy *checker.PolicyError
+	switch {
+	case errors.As(err, &compile):
 		fmt.Fprintf(streams.ErrOut, "go build says:\n%s\n", compile.Message)
+	case errors.As(err, &policy):
+		fmt.Fprintln(streams.ErrOut, policy.Details())
 	}
 	return err
 }

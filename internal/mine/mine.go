@@ -43,6 +43,11 @@ func Build(ctx context.Context, lab *labs.Lab, workspaceDir string) (string, err
 	if lab.Runner == nil {
 		return "", fmt.Errorf("lab %s has no runner for --mine", lab.ID)
 	}
+	// The runner runs the learner's code with lab's rights, beside the
+	// workspace and its progress: the checks' policy applies to it as well.
+	if err := checker.Vet(lab, workspaceDir); err != nil {
+		return "", err
+	}
 	program := checker.File{Path: runnerPackage + "/main.go", Read: lab.RunnerProgram}
 	build, err := checker.NewBuild(ctx, lab, workspaceDir, checker.ForRunner, []checker.File{program}, nil)
 	if err != nil {

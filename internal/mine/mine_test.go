@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/checker/checkertest"
 
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -207,6 +208,28 @@ func TestRunnerReportsCompileErrorsInTheLearnersFiles(t *testing.T) {
 	}
 	if !strings.HasPrefix(compile.First, file+":3:") || !strings.Contains(compile.First, "undefinedThing") {
 		t.Errorf("first compile error %q does not point at %s:3", compile.First, file)
+	}
+}
+
+// TestRunnerRefusesCodeThePolicyRejects: the runner runs the learner's
+// code with lab's rights, so code the checks would not run (here, writing
+// the workspace's progress file) is not built either, and the learner is
+// told which line is why.
+func TestRunnerRefusesCodeThePolicyRejects(t *testing.T) {
+	lab := checkertest.Lab(t, "4.4")
+	file := "idempotency/forge.go"
+	ws := checkertest.Workspace(t, lab, true, map[string]string{file: "package idempotency\n\nimport \"os\"\n\nfunc init() { _ = os.WriteFile(\".lab/progress.json\", nil, 0o600) }\n"})
+	before := labtest.TakeSnapshot(t, ws)
+	bin, err := mine.Build(context.Background(), lab, ws)
+	var policy *checker.PolicyError
+	if !errors.As(err, &policy) {
+		t.Fatalf("Build: %q, %v; want a PolicyError", bin, err)
+	}
+	if want := file + ":5:"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "WriteFile") {
+		t.Errorf("error %q does not name os.WriteFile at %s", err, want)
+	}
+	if changes := before.Changes(labtest.TakeSnapshot(t, ws)); len(changes) > 0 {
+		t.Errorf("the refused build changed the workspace: %v", changes)
 	}
 }
 
