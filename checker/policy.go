@@ -192,7 +192,9 @@ func forbiddenImport(p string) (string, bool) {
 // lab does not run it.
 type PolicyError struct{ violations []violation }
 
-func (e *PolicyError) Error() string { return "lab does not run this code: " + firstViolations(e.violations) }
+func (e *PolicyError) Error() string {
+	return "lab does not run this code: " + firstViolations(e.violations)
+}
 
 // Details lists every violation, a line each.
 func (e *PolicyError) Details() string { return violationLines(e.violations) }
