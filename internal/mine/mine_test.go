@@ -14,7 +14,6 @@ import (
 	"github.com/operator-lab/lab/checker/checkertest"
 
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -252,14 +251,12 @@ func waitEvents(t *testing.T, ctx context.Context, rec *observe.Recorder, what s
 }
 
 // runnerNamespace connects to the package's control plane and makes a
-// namespace for one runner, with the checks' own toolkit.
+// namespace for one runner, with the checks' own toolkit (which finds the
+// control plane as the checks do, through KUBECONFIG).
 func runnerNamespace(t *testing.T, kubeconfig string) (client.Client, string) {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cluster.Client(t, cfg, clientgoscheme.Scheme)
+	t.Setenv("KUBECONFIG", kubeconfig)
+	c := cluster.Client(t, cluster.Config(t), clientgoscheme.Scheme)
 	return c, cluster.Namespace(t, c)
 }
 

@@ -5,23 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/crds"
@@ -251,98 +247,17 @@ func (s *Session) Close() error {
 }
 
 // deleteNamespace deletes the session namespace. On the shared local
-// control plane it also does what the namespace controller would: envtest
-// runs none, so the namespace would stay Terminating, with its objects, for
-// as long as the control plane runs.
+// control plane it also empties and finalizes it, as no namespace
+// controller runs there; a real cluster's takes it from the delete.
 func (s *Session) deleteNamespace(ctx context.Context) error {
+	if s.cp != nil {
+		return cluster.DeleteNamespace(ctx, s.Config, s.Namespace)
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}}
-	if err := s.Client.Delete(ctx, ns); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
+	if err := s.Client.Delete(ctx, ns); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("delete namespace %s: %w", s.Namespace, err)
 	}
-	if s.cp == nil {
-		return nil // a real cluster's namespace controller takes it from here
-	}
-	if err := deleteContents(ctx, s.Config, s.Namespace); err != nil {
-		return fmt.Errorf("empty namespace %s: %w", s.Namespace, err)
-	}
-	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(ns), ns); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	ns.Spec.Finalizers = nil
-	if err := s.Client.SubResource("finalize").Update(ctx, ns); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("finalize namespace %s: %w", s.Namespace, err)
-	}
 	return nil
-}
-
-// deleteInBackground is how the namespace controller deletes. Without a
-// garbage collector (envtest) it changes nothing but the warning about
-// dependents kept: every kind is deleted anyway.
-var deleteInBackground = metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
-
-// deleteContents deletes every object in namespace, of every namespaced
-// resource that can be deleted as a collection.
-func deleteContents(ctx context.Context, cfg *rest.Config, namespace string) error {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	// Partial discovery (an aggregated API down) still lists the rest.
-	lists, err := dc.ServerPreferredNamespacedResources()
-	if len(lists) == 0 && err != nil {
-		return err
-	}
-	mc, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, list := range lists {
-		gv, err := schema.ParseGroupVersion(list.GroupVersion)
-		if err != nil {
-			continue
-		}
-		for _, r := range list.APIResources {
-			if !slices.Contains(r.Verbs, "deletecollection") {
-				continue
-			}
-			res := mc.Resource(gv.WithResource(r.Name)).Namespace(namespace)
-			err := res.DeleteCollection(ctx, deleteInBackground, metav1.ListOptions{})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
-				errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
-				continue
-			}
-			if err := releaseFinalized(ctx, res); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// releaseFinalized removes the finalizers of the objects a delete left
-// behind. The operator that would finalize them has stopped, and what they
-// guard (the simulated external system) ended with the session; kept, they
-// would outlive their namespace in the shared control plane.
-func releaseFinalized(ctx context.Context, res metadata.ResourceInterface) error {
-	left, err := res.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	noFinalizers := []byte(`{"metadata":{"finalizers":null}}`)
-	var errs []error
-	for _, obj := range left.Items {
-		if len(obj.Finalizers) == 0 {
-			continue
-		}
-		if _, err := res.Patch(ctx, obj.Name, types.MergePatchType, noFinalizers, metav1.PatchOptions{}); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("release %s: %w", obj.Name, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // healthTimeout bounds one readiness probe of the cluster.

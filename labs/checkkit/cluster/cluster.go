@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -65,17 +66,28 @@ func Client(t testing.TB, cfg *rest.Config, scheme *runtime.Scheme) client.Clien
 	return c
 }
 
-// Namespace creates a namespace with a random name for one check and deletes
-// it when the check ends.
+// Namespace creates a namespace with a random name for one check and, when
+// the check ends, deletes it with everything in it (DeleteNamespace): the
+// control plane outlives the check.
 func Namespace(t testing.TB, c client.Client) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("check")}}
 	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), ns) })
+	cfg := Config(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), namespaceCleanupTimeout)
+		defer cancel()
+		if err := DeleteNamespace(ctx, cfg, ns.Name); err != nil {
+			t.Logf("lab: could not clean up after the check: %v", err)
+		}
+	})
 	return ns.Name
 }
+
+// namespaceCleanupTimeout bounds the clean-up of one check's namespace.
+const namespaceCleanupTimeout = 15 * time.Second
 
 // Observer records every event the observed wrappers emit.
 type Observer struct {
