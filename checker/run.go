@@ -56,6 +56,8 @@ type packageRun struct {
 	// record is what the test binary recorded of its run (nil: none, as
 	// when it never got to the end of its tests).
 	record *checkkit.Record
+	// tampered says why the binary was not run ("": it was).
+	tampered string
 }
 
 // readRecord reads a test binary's record; nil if there is none or it
@@ -122,7 +124,8 @@ func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []gr
 // Building with -c into binDir, which outlives the build folder, matters
 // for speed: `go test -c` leaves a binary that is already up to date alone,
 // so a check of unchanged code skips linking (the biggest cost of a warm
-// check), which `go test` would redo every time.
+// check), which `go test` would redo every time. What runs are immutable
+// copies of them, verified against the build (sealedBinaries).
 func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string) (map[string]*packageRun, string, error) {
 	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
 	if g.race {
@@ -157,6 +160,24 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 		return runs, stderr.String(), fmt.Errorf("create the checks' record folder: %w", err)
 	}
 	defer os.RemoveAll(recordDir)
+	var toRun []*labs.Exercise
+	var names []string
+	for _, e := range g.exercises {
+		if r := runs[lab.Module+"/"+e.Package]; r != nil && r.failedBuild {
+			continue // the build events say why; a binary left from an earlier check must not run
+		}
+		name := path.Base(e.Package) + ".test"
+		if _, err := os.Stat(filepath.Join(binDir, name)); err != nil {
+			continue
+		}
+		toRun = append(toRun, e)
+		names = append(names, name)
+	}
+	sealed, err := sealBinaries(binDir, names)
+	if err != nil {
+		return runs, stderr.String(), err
+	}
+	defer sealed.verifyBuilt()
 
 	// Run the binaries, as many at once as there are CPUs.
 	var (
@@ -165,20 +186,25 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 		wg       sync.WaitGroup
 		slots    = make(chan struct{}, runtime.NumCPU())
 	)
-	for _, e := range g.exercises {
+	for i, e := range toRun {
 		pkg := lab.Module + "/" + e.Package
-		bin := filepath.Join(binDir, path.Base(e.Package)+".test")
-		if r := runs[pkg]; r != nil && r.failedBuild {
-			continue // the build events say why; a binary left from an earlier check must not run
-		}
-		if _, err := os.Stat(bin); err != nil {
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
+			bin, release, err := sealed.open(names[i])
+			if err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if errors.Is(err, errTampered) {
+					runs[pkg] = &packageRun{tests: map[string]*testRun{}, action: "fail", tampered: err.Error()}
+				} else if firstErr == nil {
+					firstErr = fmt.Errorf("run the checks of %s: %w", e.ID, err)
+				}
+				return
+			}
+			defer release()
 			timeout := g.timeouts[e]
 			runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 			defer cancel()
