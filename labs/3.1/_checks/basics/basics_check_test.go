@@ -2,16 +2,20 @@ package basics_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/checkkit/cluster"
@@ -153,6 +157,166 @@ func TestDeletedGreeting(t *testing.T) {
 				checkkit.Expect(t, "the deleted HelloWorld to be done with (client.IgnoreNotFound)",
 					cluster.Describe(cluster.OfKind(after(events), observe.KindReconcileEnd, observe.KindQueueAddRateLimited)))
 			}
+		}
+	})
+}
+
+// faults wraps a client so that, while a failure is set, the calls it
+// names fail with it, as they would while the API server is overloaded or
+// etcd is slow. It counts the calls it failed.
+type faults struct {
+	mu sync.Mutex
+	// readHello fails every read (get, list) of a HelloWorld; writeConfigMap
+	// every write (create, update, patch, apply) of a ConfigMap.
+	readHello, writeConfigMap error
+	failed                    int
+}
+
+// set arms the failures (nil: none) and returns how many calls failed
+// since the last set.
+func (f *faults) set(readHello, writeConfigMap error) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	failed := f.failed
+	f.readHello, f.writeConfigMap, f.failed = readHello, writeConfigMap, 0
+	return failed
+}
+
+// fail returns the armed error for a call, counting it.
+func (f *faults) fail(read bool, obj runtime.Object) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var err error
+	switch obj.(type) {
+	case *learnv1alpha1.HelloWorld, *learnv1alpha1.HelloWorldList:
+		if read {
+			err = f.readHello
+		}
+	case *corev1.ConfigMap:
+		if !read {
+			err = f.writeConfigMap
+		}
+	}
+	if err != nil {
+		f.failed++
+	}
+	return err
+}
+
+// applyFail is fail for a server-side apply, which names its kind itself.
+func (f *faults) applyFail(obj runtime.ApplyConfiguration) error {
+	if k, ok := obj.(interface{ GetKind() *string }); ok && k.GetKind() != nil && *k.GetKind() == "ConfigMap" {
+		return f.fail(false, &corev1.ConfigMap{})
+	}
+	return nil
+}
+
+func (f *faults) wrap(c client.WithWatch) client.Client {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := f.fail(true, obj); err != nil {
+				return err
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := f.fail(true, list); err != nil {
+				return err
+			}
+			return c.List(ctx, list, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if err := f.fail(false, obj); err != nil {
+				return err
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			if err := f.fail(false, obj); err != nil {
+				return err
+			}
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if err := f.fail(false, obj); err != nil {
+				return err
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			if err := f.applyFail(obj); err != nil {
+				return err
+			}
+			return c.Apply(ctx, obj, opts...)
+		},
+	})
+}
+
+// apiFailure is an error the API server answers with when it cannot serve a
+// request right now: not NotFound, and worth retrying.
+func apiFailure() error {
+	return checkkit.Pick(
+		apierrors.NewInternalError(errors.New("etcdserver: request timed out")),
+		apierrors.NewServiceUnavailable("the server is currently unable to handle the request"),
+		apierrors.NewTimeoutError("request did not complete within the allowed duration", 1),
+	)
+}
+
+// returned renders what Reconcile returned, for failure messages.
+func returned(res ctrl.Result, err error) string {
+	r := "ctrl.Result{}"
+	if !res.IsZero() {
+		r = fmt.Sprintf("%+v", res)
+	}
+	if err == nil {
+		return r + " and no error"
+	}
+	return fmt.Sprintf("%s and error %q", r, err)
+}
+
+func TestFailuresAreReturned(t *testing.T) {
+	ctx := context.Background()
+	cfg := cluster.Config(t)
+	scheme := newScheme()
+	c := cluster.Client(t, cfg, scheme)
+	ns := cluster.Namespace(t, c)
+	hello := newHelloWorld(ns)
+	if err := c.Create(ctx, hello); err != nil {
+		t.Fatalf("create HelloWorld: %v", err)
+	}
+	// The check calls Reconcile itself, with a client that goes straight to
+	// the API server and fails the calls it is told to.
+	direct, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatalf("create client: %v", err)
+	}
+	f := &faults{}
+	r := &basics.Reconciler{Client: f.wrap(direct)}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hello)}
+
+	t.Run("a failed read of the HelloWorld is returned", func(t *testing.T) {
+		failure := apiFailure()
+		f.set(failure, nil)
+		res, err := r.Reconcile(ctx, req)
+		switch failed := f.set(nil, nil); {
+		case failed == 0:
+			checkkit.Expect(t, "Reconcile to read the HelloWorld through its Client", "no read of it")
+		case err == nil:
+			checkkit.Expect(t, "Reconcile to return the error when reading the HelloWorld fails (%q): only NotFound means it is gone; any other error is returned so the controller retries",
+				returned(res, err), failure)
+		}
+	})
+
+	t.Run("a failed write of the ConfigMap is returned", func(t *testing.T) {
+		failure := apiFailure()
+		f.set(nil, failure)
+		res, err := r.Reconcile(ctx, req)
+		switch failed := f.set(nil, nil); {
+		case failed == 0:
+			checkkit.Expect(t, "Reconcile of a HelloWorld without its ConfigMap to create the ConfigMap through its Client", "no write of a ConfigMap")
+		case err == nil:
+			checkkit.Expect(t, "Reconcile to return the error when writing the ConfigMap fails (%q), so the controller retries; the ConfigMap is still missing",
+				returned(res, err), failure)
 		}
 	})
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,23 +54,83 @@ func (w *world) Send(_ context.Context, g *learnv1alpha1.HelloWorld) error {
 
 // scenario is one HelloWorld and what the queue must do after its first reconcile.
 type scenario struct {
-	name    string
-	greet   string
-	setup   func(w *world, name string)
+	name  string
+	greet string
+	setup func(w *world, name string)
+	// failStatus makes the first status write of this HelloWorld fail.
+	failStatus bool
+	// retry is the DependencyRetry of the controller that reconciles it
+	// (0: the main one's).
+	retry   time.Duration
 	requeue string // "queue.add_after 23s", "queue.add_rate_limited" or "no requeue"
-	result  string // expected reconcile.end result, "" for any
+	result  string // expected reconcile.end result
 	// conds: the conditions the stored status must hold afterwards (the
 	// API's types and reasons); none checked if empty.
 	conds []cond
+	// hint is added to the message when the result is not the one expected.
+	hint string
 }
 
 // cond is one expected condition: its type, status and reason.
 type cond struct{ typ, status, reason string }
 
+// returns says in Go what a reconcile.end result stands for.
+func returns(result string, after time.Duration) string {
+	switch result {
+	case observe.ResultSuccess:
+		return "ctrl.Result{}, nil"
+	case observe.ResultRequeueAfter:
+		return fmt.Sprintf("ctrl.Result{RequeueAfter: %s}, nil", after)
+	case observe.ResultError:
+		return "ctrl.Result{}, err"
+	case observe.ResultTerminal:
+		return "ctrl.Result{}, reconcile.TerminalError(err)"
+	}
+	return result
+}
+
+// twoDurations returns two different random whole seconds in [lo, hi], so
+// no constant a reconciler might return in place of the one it is given
+// can match both.
+func twoDurations(lo, hi int) (time.Duration, time.Duration) {
+	a := checkkit.Seconds(lo, hi)
+	for {
+		if b := checkkit.Seconds(lo, hi); b != a {
+			return a, b
+		}
+	}
+}
+
+// named keeps the events of the HelloWorlds named in names (or, with
+// in false, of all others).
+func named(in bool, names ...string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return slices.Contains(names, o.GetName()) == in })
+}
+
 func TestChoosingTheResult(t *testing.T) {
 	ctx := context.Background()
-	dependencyRetry := checkkit.Seconds(11, 45)
-	retryAfter := checkkit.Seconds(11, 90)
+	// Two controllers run the learner's reconciler, each with a
+	// DependencyRetry of its own; two rate-limited sends ask for two waits.
+	dependencyRetry, otherRetry := twoDurations(11, 45)
+	retryAfter, otherRetryAfter := twoDurations(11, 90)
+	statusFailure := checkkit.Pick(
+		apierrors.NewInternalError(errors.New("etcdserver: request timed out")),
+		apierrors.NewServiceUnavailable("the server is currently unable to handle the request"),
+	)
+	notReady := func(w *world, n string) { w.notReady[n] = true }
+	rejected := func(w *world, n string) { w.sendErr[n] = fmt.Errorf("hello %s: %w", n, results.ErrRejected) }
+	// Send wraps the rate limit, as a client library would: only errors.As
+	// finds it.
+	rateLimited := func(after time.Duration) func(w *world, n string) {
+		return func(w *world, n string) {
+			w.sendErr[n] = fmt.Errorf(checkkit.Pick("send %s", "deliver %s", "post %s")+": %w", n, &results.RateLimitedError{RetryAfter: after})
+		}
+	}
+	const rateLimitHint = "; Send's error wraps the *RateLimitedError (fmt.Errorf with %w): errors.As finds it, a type assertion does not"
+	notReadyConds := []cond{
+		{learnv1alpha1.ConditionDependencyAvailable, "False", learnv1alpha1.ReasonUnavailable},
+		{learnv1alpha1.ConditionReady, "False", learnv1alpha1.ReasonUnavailable},
+	}
 	scenarios := []scenario{
 		{name: "success", requeue: "no requeue", result: observe.ResultSuccess,
 			conds: []cond{
@@ -74,34 +138,57 @@ func TestChoosingTheResult(t *testing.T) {
 				{learnv1alpha1.ConditionReady, "True", learnv1alpha1.ReasonReconciled},
 			}},
 		{name: fmt.Sprintf("dependency not ready (DependencyRetry %s)", dependencyRetry),
-			setup:   func(w *world, n string) { w.notReady[n] = true },
-			requeue: "queue.add_after " + dependencyRetry.String(),
-			conds: []cond{
-				{learnv1alpha1.ConditionDependencyAvailable, "False", learnv1alpha1.ReasonUnavailable},
-				{learnv1alpha1.ConditionReady, "False", learnv1alpha1.ReasonUnavailable},
-			}},
+			setup:   notReady,
+			requeue: "queue.add_after " + dependencyRetry.String(), result: observe.ResultRequeueAfter,
+			conds: notReadyConds},
+		{name: fmt.Sprintf("dependency not ready (DependencyRetry %s)", otherRetry),
+			setup: notReady, retry: otherRetry,
+			requeue: "queue.add_after " + otherRetry.String(), result: observe.ResultRequeueAfter,
+			conds: notReadyConds},
 		{name: "dependency check fails",
 			setup: func(w *world, n string) {
 				w.depErr[n] = errors.New(checkkit.Pick("dial tcp: i/o timeout", "connection refused"))
 			},
-			requeue: "queue.add_rate_limited"},
+			requeue: "queue.add_rate_limited", result: observe.ResultError},
 		{name: "transient send error",
 			setup: func(w *world, n string) {
 				w.sendErr[n] = errors.New(checkkit.Pick("connection reset by peer", "503 service unavailable"))
 			},
 			requeue: "queue.add_rate_limited", result: observe.ResultError},
 		{name: "message rejected (permanent error)",
-			setup: func(w *world, n string) {
-				w.sendErr[n] = fmt.Errorf("hello %s: %w", n, results.ErrRejected)
-			},
+			setup:   rejected,
 			requeue: "no requeue", result: observe.ResultTerminal,
 			conds: []cond{
 				{learnv1alpha1.ConditionFailed, "True", learnv1alpha1.ReasonInvalidSpec},
 				{learnv1alpha1.ConditionReady, "False", learnv1alpha1.ReasonInvalidSpec},
 			}},
 		{name: fmt.Sprintf("rate limited (retry after %s)", retryAfter),
-			setup:   func(w *world, n string) { w.sendErr[n] = &results.RateLimitedError{RetryAfter: retryAfter} },
-			requeue: "queue.add_after " + retryAfter.String(), result: observe.ResultRequeueAfter},
+			setup:   rateLimited(retryAfter),
+			requeue: "queue.add_after " + retryAfter.String(), result: observe.ResultRequeueAfter,
+			hint: rateLimitHint},
+		{name: fmt.Sprintf("rate limited (retry after %s)", otherRetryAfter),
+			setup:   rateLimited(otherRetryAfter),
+			requeue: "queue.add_after " + otherRetryAfter.String(), result: observe.ResultRequeueAfter,
+			hint: rateLimitHint},
+		{name: "status write fails while the dependency is not ready",
+			setup: notReady, failStatus: true,
+			requeue: "queue.add_rate_limited", result: observe.ResultError,
+			hint: fmt.Sprintf("; Status().Update failed (%q): the conditions were not saved", statusFailure)},
+		{name: "status write fails after a rejection",
+			setup: rejected, failStatus: true,
+			requeue: "queue.add_rate_limited", result: observe.ResultError,
+			hint: fmt.Sprintf("; Status().Update failed (%q): Failed=True is not saved, and a terminal error now would leave it unsaved for good", statusFailure)},
+	}
+	var other, failing []string // names of the other controller's and of the failing status writes' HelloWorlds
+	for i := range scenarios {
+		s := &scenarios[i]
+		s.greet = checkkit.Name(checkkit.Pick("greet", "hello", "note"))
+		if s.retry != 0 {
+			other = append(other, s.greet)
+		}
+		if s.failStatus {
+			failing = append(failing, s.greet)
+		}
 	}
 
 	w := &world{notReady: map[string]bool{}, depErr: map[string]error{}, sendErr: map[string]error{}}
@@ -113,22 +200,36 @@ func TestChoosingTheResult(t *testing.T) {
 	c := cluster.Client(t, cfg, scheme)
 	ns := cluster.Namespace(t, c)
 	cluster.StartManager(t, cfg, scheme, ns, func(mgr ctrl.Manager) error {
-		r := &results.Reconciler{
-			Client:          observe.Client(obs.Bus, mgr.GetClient()),
-			Dependency:      w,
-			Sender:          w,
-			DependencyRetry: dependencyRetry,
+		var api client.Client = mgr.GetClient()
+		for _, name := range failing {
+			api, _ = cluster.FailStatusWrite(api, name, 1, statusFailure)
 		}
-		return ctrl.NewControllerManagedBy(mgr).
-			Named("helloworld").
-			For(&learnv1alpha1.HelloWorld{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			WithOptions(obs.QueueOptions()).
-			Complete(observe.Reconciler(obs.Bus, "helloworld", nil, r))
+		for _, ctl := range []struct {
+			name  string
+			retry time.Duration
+			only  predicate.Predicate
+		}{
+			{"helloworld", dependencyRetry, named(false, other...)},
+			{"helloworld-other-retry", otherRetry, named(true, other...)},
+		} {
+			r := &results.Reconciler{
+				Client:          observe.Client(obs.Bus, api),
+				Dependency:      w,
+				Sender:          w,
+				DependencyRetry: ctl.retry,
+			}
+			if err := ctrl.NewControllerManagedBy(mgr).
+				Named(ctl.name).
+				For(&learnv1alpha1.HelloWorld{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}, ctl.only)).
+				WithOptions(obs.QueueOptions()).
+				Complete(observe.Reconciler(obs.Bus, ctl.name, nil, r)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 
-	for i := range scenarios {
-		s := &scenarios[i]
-		s.greet = checkkit.Name(checkkit.Pick("greet", "hello", "note"))
+	for _, s := range scenarios {
 		if s.setup != nil {
 			s.setup(w, s.greet)
 		}
@@ -145,10 +246,17 @@ func TestChoosingTheResult(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			key := ns + "/" + s.greet
 			end, requeue := firstDecision(t, obs, key)
-			if s.result != "" && end.Result != s.result {
-				checkkit.Expect(t, "Reconcile to return %s", end.Brief()+" ("+requeue+")", s.result)
-			}
-			if requeue != s.requeue {
+			saw := end.Brief() + " (" + requeue + ")"
+			failed := end.Result == observe.ResultError || end.Result == observe.ResultTerminal
+			want := returns(s.result, queueDelay(s.requeue))
+			switch {
+			case end.Result != s.result && s.result == observe.ResultRequeueAfter && failed && end.RequeueAfter > 0:
+				checkkit.Expect(t, "Reconcile to return %s (%s) with no error: beside an error the controller ignores RequeueAfter and backs off instead", saw, s.result, want)
+			case end.Result != s.result:
+				checkkit.Expect(t, "Reconcile to return %s (%s)", saw+s.hint, s.result, want)
+			case failed && end.RequeueAfter > 0:
+				checkkit.Expect(t, "the error returned with an empty ctrl.Result{}: beside an error the controller ignores RequeueAfter (and logs a warning)", saw)
+			case requeue != s.requeue:
 				checkkit.Expect(t, "%s", requeue+" ("+end.Brief()+")", s.requeue)
 			}
 			if len(s.conds) > 0 {
@@ -156,6 +264,12 @@ func TestChoosingTheResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queueDelay is the delay of an expected "queue.add_after 23s", else 0.
+func queueDelay(requeue string) time.Duration {
+	d, _ := time.ParseDuration(strings.TrimPrefix(requeue, "queue.add_after "))
+	return d
 }
 
 // firstDecision returns the end of the first reconcile of key and what the
