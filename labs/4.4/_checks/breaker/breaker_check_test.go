@@ -3,6 +3,7 @@ package breaker_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,11 +16,13 @@ import (
 	"example.com/lab44/breaker"
 )
 
-func call(t *testing.T, b *breaker.Breaker, success bool) {
+// call makes one call that must be allowed and reports its outcome; when
+// says where in the sequence it is, for the message.
+func call(t *testing.T, b *breaker.Breaker, success bool, when string, args ...any) {
 	t.Helper()
 	done, err := b.Allow()
 	if err != nil {
-		checkkit.Expect(t, "the call to be allowed in state %s", fmt.Sprintf("error %q", err), b.State())
+		checkkit.Expect(t, "the call to be allowed "+when, fmt.Sprintf("error %q (state %s)", err, b.State()), args...)
 	}
 	done(success)
 }
@@ -29,6 +32,14 @@ func expectState(t *testing.T, b *breaker.Breaker, want breaker.State, when stri
 	if got := b.State(); got != want {
 		checkkit.Expect(t, "state %s "+when, string(got), append([]any{want}, args...)...)
 	}
+}
+
+// failures says "1 failure" or "n failures".
+func failures(n int) string {
+	if n == 1 {
+		return "1 failure"
+	}
+	return fmt.Sprintf("%d failures", n)
 }
 
 // The sequence test comes first: Go runs tests in the order of the file,
@@ -41,16 +52,19 @@ func TestBreakerStates(t *testing.T) {
 	b := breaker.New(threshold, cooldown, clock)
 
 	t.Run(fmt.Sprintf("opens after %d consecutive failures", threshold), func(t *testing.T) {
-		for range threshold - 1 {
-			call(t, b, false)
+		for i := range threshold - 1 {
+			call(t, b, false, "after %s (it opens at %d in a row)", failures(i), threshold)
 		}
-		expectState(t, b, breaker.Closed, "after %d failures", threshold-1)
-		call(t, b, true)
-		for range threshold - 1 {
-			call(t, b, false)
+		expectState(t, b, breaker.Closed, "after %s", failures(threshold-1))
+		call(t, b, true, "after %s", failures(threshold-1))
+		// The failures before the success no longer count: a breaker that
+		// kept them refuses one of these calls, and that is what to say.
+		for i := range threshold - 1 {
+			call(t, b, false, "after %s, a success, then %s (a success resets the count)",
+				failures(threshold-1), failures(i))
 		}
-		expectState(t, b, breaker.Closed, "after a success and %d failures (a success resets the count)", threshold-1)
-		call(t, b, false)
+		expectState(t, b, breaker.Closed, "after a success and %s (a success resets the count)", failures(threshold-1))
+		call(t, b, false, "after a success and %s", failures(threshold-1))
 		expectState(t, b, breaker.Open, "after %d consecutive failures", threshold)
 		if _, err := b.Allow(); err == nil {
 			checkkit.Expect(t, "Allow to refuse while open", "a call allowed")
@@ -63,7 +77,7 @@ func TestBreakerStates(t *testing.T) {
 			checkkit.Expect(t, "Allow to refuse 1ms before the cooldown ends", "a call allowed")
 		}
 		clock.Step(time.Millisecond)
-		expectState(t, b, breaker.HalfOpen, "once the cooldown has passed")
+		expectState(t, b, breaker.HalfOpen, "once the cooldown has passed (by the Clock given to New)")
 		probe, err := b.Allow()
 		if err != nil {
 			checkkit.Expect(t, "one probe allowed when half-open", fmt.Sprintf("error %q", err))
@@ -74,52 +88,88 @@ func TestBreakerStates(t *testing.T) {
 		probe(false)
 		expectState(t, b, breaker.Open, "after the probe failed")
 		clock.Step(cooldown)
-		call(t, b, true)
+		call(t, b, true, "as the probe, a full cooldown after the failed probe")
 		expectState(t, b, breaker.Closed, "after the probe succeeded")
 	})
 }
 
+// The hammering: hammerRounds rounds of hammerWorkers goroutines making
+// hammerCalls calls each, some 23,000 calls in a fraction of a second.
+const (
+	hammerWorkers = 48
+	hammerRounds  = 60
+	hammerCalls   = 8
+)
+
+// hammer runs rounds of workers released together by a barrier, so that
+// their calls really overlap: within a round every worker makes a few
+// calls with random outcomes and reads the state while another goroutine
+// moves the clock on. Rounds alternate between mostly failing calls (the
+// breaker opens) and mostly succeeding ones (the probe closes it), so
+// every state and every transition is crossed again and again. A field
+// touched without the lock is then seen by the race detector in every
+// run: two workers of one round are ordered by nothing but the breaker's
+// own mutex.
+func hammer(b *breaker.Breaker, clock *clocktesting.FakeClock, cooldown time.Duration) {
+	for round := range hammerRounds {
+		succeed := 1 // in 4 calls: mostly failures…
+		if round%2 == 1 {
+			succeed = 3 // …then mostly successes
+		}
+		var ready, wg sync.WaitGroup
+		start := make(chan struct{})
+		for range hammerWorkers {
+			ready.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ready.Done()
+				<-start
+				for range hammerCalls {
+					_ = b.State()
+					if done, err := b.Allow(); err == nil {
+						runtime.Gosched() // the call: others run meanwhile
+						done(rand.IntN(4) < succeed)
+					}
+				}
+			}()
+		}
+		ready.Add(1)
+		wg.Add(1)
+		go func() { // the clock moves while the calls are in flight
+			defer wg.Done()
+			ready.Done()
+			<-start
+			for range hammerCalls / 2 {
+				clock.Step(cooldown / 3)
+				runtime.Gosched()
+			}
+		}()
+		ready.Wait()
+		close(start)
+		wg.Wait()
+	}
+}
+
 func TestBreakerUnderConcurrency(t *testing.T) {
-	const workers = 48
+	const workers = hammerWorkers
 	threshold := checkkit.Between(3, 6)
 	cooldown := checkkit.Seconds(5, 40)
 	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	b := breaker.New(threshold, cooldown, clock)
 
-	t.Run("many workers, random outcomes, a moving clock", func(t *testing.T) {
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 300 {
-					done, err := b.Allow()
-					if err == nil {
-						done(rand.IntN(3) > 0)
-					}
-					_ = b.State()
-				}
-			}()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 300 {
-				clock.Step(cooldown / 7)
-			}
-		}()
-		wg.Wait()
-		// Drain to a known state: after a cooldown one probe closes it.
+	t.Run(fmt.Sprintf("%d workers at once, random outcomes, a moving clock", workers), func(t *testing.T) {
+		hammer(b, clock, cooldown)
+		// Back to a known state: a cooldown later one successful call
+		// closes it (the probe) or clears the count of failures (closed).
 		clock.Step(cooldown)
-		if b.State() != breaker.Closed {
-			call(t, b, true)
-		}
+		call(t, b, true, "a cooldown after the workers' last calls (state %s)", b.State())
 		expectState(t, b, breaker.Closed, "after a successful call at the end")
 	})
 	t.Run(fmt.Sprintf("%d workers racing for the probe: one wins", workers), func(t *testing.T) {
 		for round := range 5 {
-			for range threshold {
-				call(t, b, false)
+			for i := range threshold {
+				call(t, b, false, "in round %d after %s (it opens at %d in a row)", round+1, failures(i), threshold)
 			}
 			expectState(t, b, breaker.Open, "after %d failures in a row", threshold)
 			clock.Step(cooldown)

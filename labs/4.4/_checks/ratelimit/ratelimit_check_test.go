@@ -35,6 +35,12 @@ func TestLimiter(t *testing.T) {
 	// Always a burst of 1 (the boundary) and one of several: a limiter
 	// that ignores its burst passes the first and never the second.
 	several := checkkit.Between(2, 4)
+	// First, as everything below moves time only through the now it
+	// passes: a limiter that reads the wall clock must be told so, not
+	// that it spends its tokens twice.
+	t.Run("time is the now Delay is given", func(t *testing.T) {
+		ownClock(t, perSecond, several)
+	})
 	for _, burst := range []int{1, several} {
 		t.Run(fmt.Sprintf("a burst of %d, then one call every %s", burst, interval), func(t *testing.T) {
 			sequence(t, ratelimit.New(perSecond, burst), burst, interval)
@@ -43,6 +49,42 @@ func TestLimiter(t *testing.T) {
 	t.Run(fmt.Sprintf("a burst of %d shared by many workers", several), func(t *testing.T) {
 		shared(t, perSecond, several)
 	})
+}
+
+// script asks a new limiter, at base, for the burst, one call more, that
+// call again once its delay has passed, and one more an hour later.
+func script(perSecond float64, burst int, base time.Time) []time.Duration {
+	l := ratelimit.New(perSecond, burst)
+	var out []time.Duration
+	for range burst + 1 {
+		out = append(out, l.Delay(base))
+	}
+	d := out[burst]
+	out = append(out, l.Delay(base.Add(d)), l.Delay(base.Add(d+time.Hour)))
+	return out
+}
+
+// wallClockAPI names the calls that read the wall clock and their
+// counterparts that take it.
+const wallClockAPI = "Reserve, Reservation.Delay and Cancel read time.Now; ReserveN(now, 1), DelayFrom(now) and CancelAt(now) take it"
+
+// ownClock runs the script a year before the wall clock and a year after:
+// a limiter that measures time by the now it is given answers both the
+// same, and lets the call an hour later go.
+func ownClock(t *testing.T, perSecond float64, burst int) {
+	t.Helper()
+	wall := time.Now()
+	before, after := script(perSecond, burst, wall.AddDate(-1, 0, 0)), script(perSecond, burst, wall.AddDate(1, 0, 0))
+	for i := range before {
+		if !near(before[i], after[i]) {
+			checkkit.Expect(t, "Delay to answer by the now it is given: the same a year before the wall clock as a year after",
+				fmt.Sprintf("%s and %s for call %d of the same sequence: it reads time.Now somewhere (%s)", before[i], after[i], i+1, wallClockAPI))
+		}
+	}
+	if late := before[len(before)-1]; late != 0 {
+		checkkit.Expect(t, "a call an hour after the burst (by the now passed to Delay) to go at once",
+			fmt.Sprintf("a delay of %s: the limiter measures time by time.Now, not by its now (%s)", late, wallClockAPI))
+	}
 }
 
 // sequence asks l for burst calls at one instant, then one more, then
@@ -113,7 +155,10 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	ns := cluster.Namespace(t, c)
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
 	burst := checkkit.Between(1, 2)
-	perSecond := checkkit.Pick(0.5, 1.0)
+	// Slow rates: the wall clock does not refill a token between the two
+	// rounds below, so a Reconcile that asks at time.Now shows. And never
+	// one per second: a fixed RequeueAfter of 1s is not the limiter's delay.
+	perSecond := checkkit.Pick(0.4, 0.5)
 	r := &ratelimit.Reconciler{Client: c, System: system, Limiter: ratelimit.New(perSecond, burst), Now: func() time.Time { return t0 }}
 
 	n := burst + 3
@@ -136,12 +181,7 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	calls, requeued := 0, 0
-	for _, call := range system.Calls() {
-		if call.Step == "provision" {
-			calls++
-		}
-	}
+	calls, requeued := provisions(system), 0
 	for i := range n {
 		if errs[i] != nil {
 			checkkit.Expect(t, "no errors when the limiter says wait", fmt.Sprintf("error %q", errs[i]))
@@ -153,12 +193,41 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	if calls != burst || requeued != n-burst {
 		checkkit.Expect(t, "%d external calls at once and %d reconciles returning RequeueAfter", fmt.Sprintf("%d calls and %d requeues (a worker that waits for the limiter blocks instead of requeueing)", calls, requeued), burst, n-burst)
 	}
-	// Each of them came back after the limiter's own delay: asked now, the
-	// limiter says the same to one more caller.
-	wait := r.Limiter.Delay(t0)
+	// An hour later by r.Now the bucket is full again: of the requeued
+	// reconciles, burst call the system.
+	later := t0.Add(time.Hour)
+	r.Now = func() time.Time { return later }
+	for i := range n {
+		if results[i].RequeueAfter > 0 {
+			if _, err := r.Reconcile(ctx, reqs[i]); err != nil {
+				checkkit.Expect(t, "no errors from a requeued reconcile", fmt.Sprintf("error %q", err))
+			}
+		}
+	}
+	if again := provisions(system) - calls; again != burst {
+		checkkit.Expect(t, "%d of the %d requeued reconciles to call the system when they came back an hour later by r.Now", fmt.Sprintf("%d (does Reconcile ask the limiter at time.Now instead of r.Now()?)", again), burst, n-burst)
+	}
+	// Each of them came back after the limiter's own delay: the one it
+	// gives the call after the burst.
+	ref := ratelimit.New(perSecond, burst)
+	for range burst {
+		ref.Delay(t0)
+	}
+	wait := ref.Delay(t0)
 	for i := range n {
 		if d := results[i].RequeueAfter; d > 0 && !near(d, wait) {
 			checkkit.Expect(t, "RequeueAfter %s, the delay the limiter gave", d.String(), wait)
 		}
 	}
+}
+
+// provisions counts the calls to Provision the system has seen.
+func provisions(system *cluster.FakeSystem) int {
+	n := 0
+	for _, call := range system.Calls() {
+		if call.Step == "provision" {
+			n++
+		}
+	}
+	return n
 }
