@@ -14,7 +14,7 @@ var starterReasons = map[string]map[string][]string{
 	"3.1": {
 		"manager": {"expected"},
 		"basics":  {"expected"},
-		"results": {"expected queue.add_after", "saw queue.add_rate_limited"},
+		"results": {"expected Reconcile to return requeue_after (ctrl.Result{RequeueAfter: ", "saw reconcile.end"},
 		"reads":   {"expected", "cache"},
 	},
 	// Lab 4.4's starters are the classic mistakes: an incomplete transition
