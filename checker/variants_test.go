@@ -183,7 +183,7 @@ func TestVariants(t *testing.T) {
 		t.Run(lab.ID, func(t *testing.T) {
 			t.Parallel()
 			kc := kubeconfig(t)
-			rs := rounds(variants)
+			rs := rounds(lab, variants)
 			// The workspaces are made here, in the test's goroutine; the
 			// checks run several at once, as most of a failing check's time
 			// is spent waiting on the control plane, not on the CPU.
@@ -261,19 +261,76 @@ var variantsMatching = flag.String("variants", "", "check only the variants whos
 // the same time: two, to leave the CPU to the rest of make test.
 const variantChecksAtOnce = 2
 
-// rounds deals the variants out so that no round holds two of one exercise.
-func rounds(variants []*variant) [][]*variant {
+// rounds deals the variants out so that no round holds two of one
+// exercise, nor variants of two exercises one of which imports the other's
+// package (together uses breaker, backoff and idempotency): a correct
+// variant of together is graded against the solutions of what it uses, and
+// a wrong variant of breaker fails for its own mistake only.
+func rounds(lab *labs.Lab, variants []*variant) [][]*variant {
+	uses := exerciseImports(lab)
+	related := func(a, b string) bool { return a == b || uses[a][b] || uses[b][a] }
 	var out [][]*variant
-	next := map[string]int{} // exercise → the round its next variant goes to
+	next := map[string]int{} // exercise → the first round its next variant may go to
 	for _, v := range variants {
 		i := next[v.exercise]
-		next[v.exercise]++
+		for ; i < len(out); i++ {
+			if !slices.ContainsFunc(out[i], func(w *variant) bool { return related(v.exercise, w.exercise) }) {
+				break
+			}
+		}
 		if i == len(out) {
 			out = append(out, nil)
 		}
 		out[i] = append(out[i], v)
+		next[v.exercise] = i + 1
 	}
 	return out
+}
+
+// exerciseImports says, for each exercise, which other exercises' packages
+// its solution imports.
+func exerciseImports(lab *labs.Lab) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, e := range lab.Exercises {
+		out[e.ID] = map[string]bool{}
+		for _, file := range e.Files {
+			src, err := e.Solution(file)
+			if err != nil {
+				continue
+			}
+			for _, other := range lab.Exercises {
+				if other != e && strings.Contains(string(src), `"`+lab.Module+"/"+other.Package+`"`) {
+					out[e.ID][other.ID] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestRoundsKeepRelatedExercisesApart: no round holds variants of two
+// exercises where one uses the other, and every variant is in one round.
+func TestRoundsKeepRelatedExercisesApart(t *testing.T) {
+	lab := checkertest.Lab(t, "4.4")
+	uses := exerciseImports(lab)
+	if !uses["together"]["breaker"] {
+		t.Fatalf("exerciseImports = %v, want together to use breaker", uses)
+	}
+	variants := loadVariants(t, lab)
+	seen := 0
+	for i, round := range rounds(lab, variants) {
+		seen += len(round)
+		for _, a := range round {
+			for _, b := range round {
+				if a != b && (a.exercise == b.exercise || uses[a.exercise][b.exercise]) {
+					t.Errorf("round %d holds %s/%s and %s/%s", i+1, a.exercise, a.name, b.exercise, b.name)
+				}
+			}
+		}
+	}
+	if seen != len(variants) {
+		t.Errorf("rounds hold %d variants, want %d", seen, len(variants))
+	}
 }
 
 // TestVariantFilesParse keeps the variant files well formed without a

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -10,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/operator-lab/lab/observe"
 )
 
 // outageError is what FakeSystem returns while it is down; it wraps the
@@ -42,14 +46,19 @@ type FakeSystem struct {
 	instances   map[string]int    // Database name → successful Provision calls
 	dropped     map[string]int    // Database name → successful Deprovision calls
 	endpoints   map[string]string // endpoint → Database name
+	running     []observe.Scope   // the reconciles running under Attribute
 }
 
 // Call is one call the fake received: Step is a Step* name, Name the
-// Database's name ("" for a health check).
+// Database's name ("" for a health check, which names none). Reconcile is
+// the ID of the reconcile that made the call (observe's ReconcileID) and
+// Key the object it reconciled ("namespace/name"), both "" when not known:
+// see Attribute.
 type Call struct {
-	Step, Name string
-	Err        error
-	At         time.Time
+	Step, Name     string
+	Err            error
+	At             time.Time
+	Reconcile, Key string
 }
 
 // NewFakeSystem returns a healthy fake whose failures wrap unavailable.
@@ -79,6 +88,64 @@ func (f *FakeSystem) Calls() []Call {
 	return append([]Call(nil), f.calls...)
 }
 
+// CallsIn returns the calls made by the reconcile with the given ID, in
+// order: a reconcile's health check is told from another's this way, as
+// it names no Database.
+func (f *FakeSystem) CallsIn(reconcileID string) []Call {
+	var out []Call
+	for _, c := range f.Calls() {
+		if reconcileID != "" && c.Reconcile == reconcileID {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Attribute wraps r, a reconciler that calls f, so that every call f
+// receives while one reconcile of r runs is stamped with that reconcile's
+// ID and key (Call.Reconcile, Call.Key), whatever context the code under
+// check passed along. Wrap it inside observe.Reconciler, whose IDs the
+// events carry. A call that comes while no reconcile, or several at once,
+// run is stamped with what its own context carries (observe.ScopeFrom).
+func (f *FakeSystem) Attribute(r reconcile.Reconciler) reconcile.Reconciler {
+	return attributed{f, r}
+}
+
+type attributed struct {
+	f *FakeSystem
+	r reconcile.Reconciler
+}
+
+func (a attributed) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	s := observe.ScopeFrom(ctx)
+	if s.Key == "" {
+		s.Key = req.String()
+	}
+	a.f.mu.Lock()
+	a.f.running = append(a.f.running, s)
+	a.f.mu.Unlock()
+	defer func() {
+		a.f.mu.Lock()
+		defer a.f.mu.Unlock()
+		if i := slices.Index(a.f.running, s); i >= 0 {
+			a.f.running = slices.Delete(a.f.running, i, i+1)
+		}
+	}()
+	return a.r.Reconcile(ctx, req)
+}
+
+// stamp fills in which reconcile makes call c with ctx. The caller holds mu.
+func (f *FakeSystem) stamp(ctx context.Context, c Call) Call {
+	s := observe.ScopeFrom(ctx)
+	if len(f.running) == 1 {
+		// One reconcile runs: the call is its, even if the context it was
+		// given is not (context.Background(), say).
+		s = f.running[0]
+	}
+	c.Reconcile, c.Key = s.ReconcileID, s.Key
+	return c
+}
+
 // CallsFor returns the calls made for one Database.
 func (f *FakeSystem) CallsFor(name string) []Call {
 	var out []Call
@@ -97,7 +164,7 @@ func (f *FakeSystem) Provisioned(name string) int {
 	return f.instances[name]
 }
 
-func (f *FakeSystem) call(step, name string) error {
+func (f *FakeSystem) call(ctx context.Context, step, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var err error
@@ -108,18 +175,18 @@ func (f *FakeSystem) call(step, name string) error {
 		f.failures[name+"/"+step]--
 		err = fmt.Errorf("external %s %s: %w", step, name, outageError{f.Unavailable})
 	}
-	f.calls = append(f.calls, Call{Step: step, Name: name, Err: err, At: time.Now()})
+	f.calls = append(f.calls, f.stamp(ctx, Call{Step: step, Name: name, Err: err, At: time.Now()}))
 	return err
 }
 
 // HealthCheck fails during an outage.
-func (f *FakeSystem) HealthCheck(context.Context) error { return f.call(StepHealthCheck, "") }
+func (f *FakeSystem) HealthCheck(ctx context.Context) error { return f.call(ctx, StepHealthCheck, "") }
 
 // Provision creates the database for key (namespace/name) and returns its
 // endpoint, the same one every time.
-func (f *FakeSystem) Provision(_ context.Context, key, databaseName string) (string, error) {
+func (f *FakeSystem) Provision(ctx context.Context, key, databaseName string) (string, error) {
 	name := key[strings.LastIndex(key, "/")+1:]
-	if err := f.call(StepProvision, name); err != nil {
+	if err := f.call(ctx, StepProvision, name); err != nil {
 		return "", err
 	}
 	f.mu.Lock()
@@ -132,9 +199,9 @@ func (f *FakeSystem) Provision(_ context.Context, key, databaseName string) (str
 
 // Deprovision drops the database for key (namespace/name); dropping one
 // that is not there succeeds.
-func (f *FakeSystem) Deprovision(_ context.Context, key string) error {
+func (f *FakeSystem) Deprovision(ctx context.Context, key string) error {
 	name := key[strings.LastIndex(key, "/")+1:]
-	if err := f.call(StepDeprovision, name); err != nil {
+	if err := f.call(ctx, StepDeprovision, name); err != nil {
 		return err
 	}
 	f.mu.Lock()
@@ -152,18 +219,18 @@ func (f *FakeSystem) Deprovisioned(name string) int {
 
 // Ping checks the database at endpoint; an endpoint Provision never
 // returned fails.
-func (f *FakeSystem) Ping(_ context.Context, endpoint string) error {
+func (f *FakeSystem) Ping(ctx context.Context, endpoint string) error {
 	f.mu.Lock()
 	name, ok := f.endpoints[endpoint]
 	f.mu.Unlock()
 	if !ok {
 		err := fmt.Errorf("external ping: no database at endpoint %q", endpoint)
 		f.mu.Lock()
-		f.calls = append(f.calls, Call{Step: StepPing, Err: err, At: time.Now()})
+		f.calls = append(f.calls, f.stamp(ctx, Call{Step: StepPing, Err: err, At: time.Now()}))
 		f.mu.Unlock()
 		return err
 	}
-	return f.call(StepPing, name)
+	return f.call(ctx, StepPing, name)
 }
 
 // StatusWrites wraps c so that every successful status write (update or
@@ -193,15 +260,31 @@ func StatusWrites(c client.Client, record func(client.Object)) client.Client {
 // error would; every other call goes through. It returns the client and a
 // function that reports whether the failure happened yet.
 func FailStatusWrite(c client.Client, name string, nth int, err error) (client.Client, func() bool) {
+	seen := 0 // FailStatusWriteWhen calls when under its lock
+	return FailStatusWriteWhen(c, func(obj client.Object) bool {
+		if obj.GetName() != name {
+			return false
+		}
+		seen++
+		return seen == nth
+	}, err)
+}
+
+// FailStatusWriteWhen wraps c so that the first status write (update or
+// patch) for which when returns true fails with err; when sees the object
+// as it was to be written, each status write once, until one failed. It
+// returns the client and a function that reports whether the failure
+// happened yet.
+func FailStatusWriteWhen(c client.Client, when func(client.Object) bool, err error) (client.Client, func() bool) {
 	var mu sync.Mutex
-	seen, failed := 0, false
+	failed := false
 	fail := func(obj client.Object, sub string) error {
-		if sub != "status" || obj.GetName() != name {
+		if sub != "status" {
 			return nil
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if seen++; seen == nth {
+		if !failed && when(obj) {
 			failed = true
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,9 @@ import (
 	"example.com/lab44/statemachine"
 )
 
-// written is one persisted status, and the reconcile (by number) that wrote it.
+// written is one persisted status, and the reconcile (its ID) that wrote it.
 type written struct {
-	reconcile               int64
+	reconcile               string
 	at                      time.Time
 	phase                   learnv1alpha1.Phase
 	ready                   bool
@@ -42,7 +43,7 @@ type written struct {
 
 type statusLog struct {
 	mu      sync.Mutex
-	current atomic.Int64
+	current atomic.Value // the ID of the reconcile running
 	byName  map[string][]written
 }
 
@@ -54,12 +55,24 @@ func (l *statusLog) record(obj client.Object) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.byName[db.Name] = append(l.byName[db.Name], written{
-		reconcile: l.current.Load(), at: time.Now(),
+		reconcile: l.current.Load().(string), at: time.Now(),
 		phase: db.Status.Phase, ready: db.Status.Ready, generation: db.Generation, observedGen: db.Status.ObservedGeneration,
 		retries: db.Status.Retries, nextRetry: db.Status.NextRetryTime.DeepCopy(),
 		cond: meta.FindStatusCondition(db.Status.Conditions, learnv1alpha1.ConditionReady),
 		ext:  meta.FindStatusCondition(db.Status.Conditions, learnv1alpha1.ConditionExternalSystemAvailable),
 	})
+}
+
+// names returns the names of the Databases written, in order.
+func (l *statusLog) names() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := make([]string, 0, len(l.byName))
+	for name := range l.byName {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func (l *statusLog) of(name string) []written {
@@ -81,23 +94,29 @@ func moves(ws []written) []written {
 	return out
 }
 
+// phases renders the phases of ws, the first maxPhases of them: a
+// reconciler that goes round in circles must not fill the screen.
 func phases(ws []written) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = string(w.phase)
+	const maxPhases = 12
+	parts := make([]string, 0, min(len(ws), maxPhases+1))
+	for _, w := range ws[:min(len(ws), maxPhases)] {
+		parts = append(parts, string(w.phase))
+	}
+	if len(ws) > maxPhases {
+		parts = append(parts, fmt.Sprintf("… %d more", len(ws)-maxPhases))
 	}
 	return strings.Join(parts, " → ")
 }
 
-// serial runs one reconcile at a time and numbers them, so each status
-// write is known by the reconcile that made it.
+// serial notes the reconcile that runs (the controller runs one at a
+// time), so each status write is known by the reconcile that made it.
 type serial struct {
 	log *statusLog
 	r   reconcile.Reconciler
 }
 
 func (s serial) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s.log.current.Add(1)
+	s.log.current.Store(observe.ScopeFrom(ctx).ReconcileID)
 	return s.r.Reconcile(ctx, req)
 }
 
@@ -110,6 +129,7 @@ func TestStateMachine(t *testing.T) {
 	_ = learnv1alpha1.AddToScheme(scheme)
 	system := cluster.NewFakeSystem(external.ErrUnavailable)
 	log := &statusLog{byName: map[string][]written{}}
+	log.current.Store("")
 	retry := time.Duration(checkkit.Between(800, 1500)) * time.Millisecond
 	c := cluster.Client(t, cfg, scheme)
 	ns := cluster.Namespace(t, c)
@@ -137,7 +157,7 @@ func TestStateMachine(t *testing.T) {
 			RetryDelay: retry,
 		}
 		return ctrl.NewControllerManagedBy(mgr).Named("database").For(&learnv1alpha1.Database{}).
-			WithOptions(obs.QueueOptions()).Complete(observe.Reconciler(obs.Bus, "database", nil, serial{log, r}))
+			WithOptions(obs.QueueOptions()).Complete(observe.Reconciler(obs.Bus, "database", nil, system.Attribute(serial{log, r})))
 	})
 	newDB := func(prefix string) *learnv1alpha1.Database {
 		return &learnv1alpha1.Database{
@@ -165,11 +185,36 @@ func TestStateMachine(t *testing.T) {
 		}
 	}
 
-	waitReady := func(t *testing.T, name string, generation int64) []written {
+	// waitReady waits for the Database name to reach Ready at generation,
+	// through Failed as many times as its external calls are made to fail.
+	waitReady := func(t *testing.T, name string, generation int64, failures int) []written {
 		t.Helper()
 		checkkit.Eventually(t, fmt.Sprintf("Database %s to reach Ready (generation %d)", name, generation), func() error {
 			ws := log.of(name)
 			n := len(ws)
+			// Wrong already, whatever comes next: more trips through
+			// Failed than the system made calls fail, or an update of a
+			// spec that did not change.
+			ms := moves(ws)
+			if trips := countPhase(ms, learnv1alpha1.PhaseFailed); trips > failures {
+				want := "without going through Failed (none of its external calls fails)"
+				if failures > 0 {
+					want = "through Failed once (one of its external calls fails once)"
+				}
+				checkkit.Expect(t, "Database %s to reach Ready (generation %d) %s", fmt.Sprintf("persisted phases %s; its failed external calls: %s",
+					phases(ms), failedCalls(system.Calls(), ns+"/"+name)), name, generation, want)
+			}
+			// (Any Database's: one that goes round in circles can keep the
+			// worker from the others.)
+			for _, other := range log.names() {
+				oms := moves(log.of(other))
+				for i := 1; i < len(oms); i++ {
+					if oms[i-1].phase == learnv1alpha1.PhaseReady && oms[i].phase == learnv1alpha1.PhaseUpdating && oms[i].generation == oms[i-1].observedGen {
+						checkkit.Expect(t, "Ready to stay Ready while the spec is unchanged (generation = status.observedGeneration %d)",
+							fmt.Sprintf("Database %s go Ready → Updating at generation %d in %s", other, oms[i].generation, phases(oms)), oms[i-1].observedGen)
+					}
+				}
+			}
 			switch {
 			case n > 0 && ws[n-1].phase == learnv1alpha1.PhaseReady && ws[n-1].observedGen == generation:
 				return nil
@@ -187,7 +232,7 @@ func TestStateMachine(t *testing.T) {
 	checkWrites := func(t *testing.T, ws []written) {
 		t.Helper()
 		prev := learnv1alpha1.Phase("")
-		perReconcile := map[int64]int{}
+		perReconcile := map[string]int{}
 		for _, w := range moves(ws) {
 			if !learnv1alpha1.CanTransition(prev, w.phase) {
 				checkkit.Expect(t, "only moves learnv1alpha1.CanTransition allows (%s → one of %v)",
@@ -214,7 +259,7 @@ func TestStateMachine(t *testing.T) {
 
 	happyReady := false
 	t.Run("walks the happy path, one persisted phase per reconcile", func(t *testing.T) {
-		ws := waitReady(t, happy.Name, 1)
+		ws := waitReady(t, happy.Name, 1, 0)
 		happyReady = true
 		checkWrites(t, ws)
 		want := "Pending → Provisioning → Configuring → Deploying → Verifying → Ready"
@@ -234,7 +279,7 @@ func TestStateMachine(t *testing.T) {
 
 	for _, failing := range []learnv1alpha1.Phase{learnv1alpha1.PhaseProvisioning, learnv1alpha1.PhaseVerifying} {
 		t.Run(fmt.Sprintf("a failed external call in %s goes through Failed and retries from Provisioning", failing), func(t *testing.T) {
-			failedOnce(t, waitReady(t, flaky[failing].Name, 1), failing, retry, checkWrites)
+			failedOnce(t, waitReady(t, flaky[failing].Name, 1, 1), failing, retry, checkWrites, system)
 		})
 	}
 
@@ -265,7 +310,7 @@ func TestStateMachine(t *testing.T) {
 		if end.Result == observe.ResultSuccess {
 			checkkit.Expect(t, "the reconcile whose %s failed (Conflict) to return that error (or to requeue)", fmt.Sprintf("%s: the move was lost, and nothing brings the next reconcile", end.Brief()), failedWrite.Verb)
 		}
-		checkWrites(t, waitReady(t, conflicted, 1))
+		checkWrites(t, waitReady(t, conflicted, 1, 0))
 	})
 
 	t.Run("a spec change takes Ready through Updating and Verifying", func(t *testing.T) {
@@ -288,7 +333,7 @@ func TestStateMachine(t *testing.T) {
 		if err := c.Update(ctx, &latest); err != nil {
 			t.Fatal(err)
 		}
-		ws := waitReady(t, happy.Name, latest.Generation)
+		ws := waitReady(t, happy.Name, latest.Generation, 0)
 		checkWrites(t, ws)
 		want := "Updating → Verifying → Ready"
 		if got := phases(moves(ws[before-1:])[1:]); got != want {
@@ -302,12 +347,12 @@ func TestStateMachine(t *testing.T) {
 	})
 
 	t.Run("health-checks right before each Provision", func(t *testing.T) {
-		// Reconciles run one at a time here, so a reconcile's calls are
-		// next to each other in the system's log.
-		calls := system.Calls()
-		for i, call := range calls {
-			if call.Step == cluster.StepProvision && (i == 0 || calls[i-1].Step != cluster.StepHealthCheck) {
-				checkkit.Expect(t, "a HealthCheck right before Provision of %s (the Provisioning step)", "Provision without one", call.Name)
+		for _, calls := range byReconcile(system.Calls()) {
+			for i, call := range calls {
+				if call.Step == cluster.StepProvision && (i == 0 || calls[i-1].Step != cluster.StepHealthCheck || calls[i-1].Err != nil) {
+					checkkit.Expect(t, "a HealthCheck that passes right before Provision of %s, in the same reconcile (the Provisioning step)",
+						fmt.Sprintf("Provision after %s", callSteps(calls[:i])), call.Name)
+				}
 			}
 		}
 	})
@@ -325,6 +370,65 @@ func TestStateMachine(t *testing.T) {
 // the normal answer, so it does not count as a failure here.
 const conflictText = "the object has been modified"
 
+func countPhase(ws []written, p learnv1alpha1.Phase) int {
+	n := 0
+	for _, w := range ws {
+		if w.phase == p {
+			n++
+		}
+	}
+	return n
+}
+
+// failedCalls renders the failed calls the reconciles of key made.
+func failedCalls(calls []cluster.Call, key string) string {
+	var parts []string
+	for _, c := range calls {
+		if c.Key == key && c.Err != nil {
+			parts = append(parts, fmt.Sprintf("%s (%v)", c.Step, c.Err))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], fmt.Sprintf("… %d more", len(parts)-3))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// byReconcile groups calls by the reconcile that made them, each group in
+// the order of the calls.
+func byReconcile(calls []cluster.Call) [][]cluster.Call {
+	var out [][]cluster.Call
+	at := map[string]int{}
+	for _, c := range calls {
+		i, ok := at[c.Reconcile]
+		if !ok {
+			i = len(out)
+			at[c.Reconcile] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], c)
+	}
+	return out
+}
+
+// callSteps renders a reconcile's calls to the external system.
+func callSteps(calls []cluster.Call) string {
+	if len(calls) == 0 {
+		return "no external call"
+	}
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		parts[i] = c.Step
+		if c.Err != nil {
+			parts[i] += " (failed)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func describe(c *metav1.Condition) string {
 	if c == nil {
 		return "no condition"
@@ -341,8 +445,9 @@ func orNothing(s string) string {
 
 // failedOnce checks the persisted moves of a Database whose external call
 // in phase failing failed once: failing → Failed, with the condition, the
-// retry count and time, and a retry that waits for that time.
-func failedOnce(t *testing.T, ws []written, failing learnv1alpha1.Phase, retry time.Duration, checkWrites func(*testing.T, []written)) {
+// retry count and time, and a retry that waits for that time and
+// health-checks before it moves on.
+func failedOnce(t *testing.T, ws []written, failing learnv1alpha1.Phase, retry time.Duration, checkWrites func(*testing.T, []written), system *cluster.FakeSystem) {
 	t.Helper()
 	checkWrites(t, ws)
 	ms := moves(ws)
@@ -364,7 +469,15 @@ func failedOnce(t *testing.T, ws []written, failing learnv1alpha1.Phase, retry t
 	if f.retries != 1 || f.nextRetry == nil {
 		checkkit.Expect(t, "status.retries 1 and status.nextRetryTime set in Failed", fmt.Sprintf("retries %d, nextRetryTime %v", f.retries, f.nextRetry))
 	}
-	if i+1 < len(ms) && f.nextRetry != nil && ms[i+1].at.Before(f.nextRetry.Add(-50*time.Millisecond)) {
+	if i+1 >= len(ms) {
+		return
+	}
+	if f.nextRetry != nil && ms[i+1].at.Before(f.nextRetry.Add(-50*time.Millisecond)) {
 		checkkit.Expect(t, "the retry to wait for status.nextRetryTime (%s)", fmt.Sprintf("left Failed %s early", f.nextRetry.Sub(ms[i+1].at).Round(time.Millisecond)), retry)
+	}
+	// The reconcile that leaves Failed asks the system first.
+	calls := system.CallsIn(ms[i+1].reconcile)
+	if !slices.ContainsFunc(calls, func(c cluster.Call) bool { return c.Step == cluster.StepHealthCheck && c.Err == nil }) {
+		checkkit.Expect(t, "a HealthCheck that passes in the reconcile that moves Failed → %s", callSteps(calls)+" in that reconcile", ms[i+1].phase)
 	}
 }
