@@ -248,11 +248,6 @@ func interpret(e *labs.Exercise, run *packageRun, loose *packageRun, stderr stri
 			res.Reason = "does not compile: " + first
 		}
 		return res
-
-	case run.tampered != "":
-		res.Status = StatusError
-		res.Reason = "tampering: " + run.tampered
-		return res
 	}
 	res.ran = true
 

@@ -56,8 +56,6 @@ type packageRun struct {
 	// record is what the test binary recorded of its run (nil: none, as
 	// when it never got to the end of its tests).
 	record *checkkit.Record
-	// tampered says why the binary was not run ("": it was).
-	tampered string
 }
 
 // readRecord reads a test binary's record; nil if there is none or it
@@ -125,7 +123,7 @@ func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []gr
 // for speed: `go test -c` leaves a binary that is already up to date alone,
 // so a check of unchanged code skips linking (the biggest cost of a warm
 // check), which `go test` would redo every time. What runs are immutable
-// copies of them, verified against the build (sealedBinaries).
+// copies of them, made before any of them ran (sealedBinaries).
 func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string) (map[string]*packageRun, string, error) {
 	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
 	if g.race {
@@ -177,6 +175,7 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	if err != nil {
 		return runs, stderr.String(), err
 	}
+	defer sealed.close()
 	defer sealed.verifyBuilt()
 
 	// Run the binaries, as many at once as there are CPUs.
@@ -193,18 +192,15 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			bin, release, err := sealed.open(names[i])
+			bin, err := sealed.path(names[i])
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()
-				if errors.Is(err, errTampered) {
-					runs[pkg] = &packageRun{tests: map[string]*testRun{}, action: "fail", tampered: err.Error()}
-				} else if firstErr == nil {
+				if firstErr == nil {
 					firstErr = fmt.Errorf("run the checks of %s: %w", e.ID, err)
 				}
 				return
 			}
-			defer release()
 			timeout := g.timeouts[e]
 			runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 			defer cancel()

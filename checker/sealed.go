@@ -1,12 +1,12 @@
 package checker
 
 import (
-	"crypto/sha256"
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // sealedBinaries guard the check binaries from the learner's code. go test
@@ -14,55 +14,73 @@ import (
 // there is not linked again, which is most of a warm check's speed), and
 // the learner's code runs with the user's rights: code in one exercise's
 // binary could replace another's before it runs, or for the next run. So
-// each binary's digest is taken right after the build, before any of the
-// learner's code has run; each runs from an immutable copy made and
-// verified against that digest just before it starts (immutableCopy); and
-// after the run a build binary that changed is removed, so the next build
-// links it afresh.
+// right after the build, before any of the learner's code has run, each
+// binary is copied to where nothing can change it (immutableCopy) and runs
+// from there; after the run, a built binary that no longer matches its
+// copy is removed, so the next build links it afresh.
 type sealedBinaries struct {
 	binDir string
-	sums   map[string][sha256.Size]byte // name → digest right after the build
+	copies map[string]*os.File // name → the immutable copy
 }
 
-// errTampered says a binary no longer is what the build made.
-var errTampered = errors.New("the check binary was changed after lab built it and before it ran")
-
-// sealBinaries takes the digests of the named binaries in binDir.
+// sealBinaries copies the named binaries of binDir, a few at a time.
 func sealBinaries(binDir string, names []string) (*sealedBinaries, error) {
-	s := &sealedBinaries{binDir: binDir, sums: map[string][sha256.Size]byte{}}
+	s := &sealedBinaries{binDir: binDir, copies: map[string]*os.File{}}
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		errs  []error
+		slots = make(chan struct{}, 2)
+	)
 	for _, name := range names {
-		sum, err := digest(filepath.Join(binDir, name))
-		if err != nil {
-			return nil, fmt.Errorf("read check binary %s: %w", name, err)
-		}
-		s.sums[name] = sum
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			f, err := copyBinary(filepath.Join(binDir, name), name)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("copy check binary %s: %w", name, err))
+				return
+			}
+			s.copies[name] = f
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		s.close()
+		return nil, errs[0]
 	}
 	return s, nil
 }
 
-// open returns the path of an immutable copy of a binary to run, and a
-// function to call once it has ended; errTampered if it changed since the
-// build.
-func (s *sealedBinaries) open(name string) (string, func(), error) {
-	want, ok := s.sums[name]
-	if !ok {
-		return "", nil, fmt.Errorf("check binary %s was not built in this run", name)
-	}
-	src, err := os.Open(filepath.Join(s.binDir, name))
+func copyBinary(path, name string) (*os.File, error) {
+	src, err := os.Open(path)
 	if err != nil {
-		return "", nil, fmt.Errorf("open check binary %s: %w", name, err)
+		return nil, err
 	}
 	defer src.Close()
-	return immutableCopy(src, name, want)
+	return immutableCopy(src, name)
 }
 
-// verifyBuilt removes the build's binaries that no longer match what was
-// built, and returns their names.
+// path is what to run for a binary.
+func (s *sealedBinaries) path(name string) (string, error) {
+	f, ok := s.copies[name]
+	if !ok {
+		return "", fmt.Errorf("check binary %s was not built in this run", name)
+	}
+	return execPath(f), nil
+}
+
+// verifyBuilt removes the build's binaries that no longer match their
+// copies, and returns their names.
 func (s *sealedBinaries) verifyBuilt() []string {
 	var changed []string
-	for name, want := range s.sums {
+	for name, f := range s.copies {
 		p := filepath.Join(s.binDir, name)
-		if sum, err := digest(p); err == nil && sum == want {
+		if same, err := sameContent(p, f); err == nil && same {
 			continue
 		}
 		_ = os.Remove(p)
@@ -71,28 +89,46 @@ func (s *sealedBinaries) verifyBuilt() []string {
 	return changed
 }
 
-// copyVerified copies src to dst and fails with errTampered unless what it
-// copied has the digest want.
-func copyVerified(dst io.Writer, src io.Reader, want [sha256.Size]byte) error {
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(dst, h), src); err != nil {
-		return err
+// close lets the copies go.
+func (s *sealedBinaries) close() {
+	for _, f := range s.copies {
+		releaseCopy(f)
 	}
-	if [sha256.Size]byte(h.Sum(nil)) != want {
-		return errTampered
-	}
-	return nil
 }
 
-func digest(path string) ([sha256.Size]byte, error) {
-	f, err := os.Open(path)
+// sameContent says whether the file at path holds what f holds.
+func sameContent(path string, f *os.File) (bool, error) {
+	a, err := os.Open(path)
 	if err != nil {
-		return [sha256.Size]byte{}, err
+		return false, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return [sha256.Size]byte{}, err
+	defer a.Close()
+	infoA, err := a.Stat()
+	if err != nil {
+		return false, err
 	}
-	return [sha256.Size]byte(h.Sum(nil)), nil
+	infoB, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if infoA.Size() != infoB.Size() {
+		return false, nil
+	}
+	b := io.NewSectionReader(f, 0, infoB.Size())
+	bufA, bufB := make([]byte, 1<<20), make([]byte, 1<<20)
+	for {
+		n, errA := io.ReadFull(a, bufA)
+		if _, errB := io.ReadFull(b, bufB[:n]); errB != nil && n > 0 {
+			return false, errB
+		}
+		if !bytes.Equal(bufA[:n], bufB[:n]) {
+			return false, nil
+		}
+		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
+			return true, nil
+		}
+		if errA != nil {
+			return false, errA
+		}
+	}
 }
