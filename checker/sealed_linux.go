@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,3 +37,12 @@ func immutableCopy(src io.Reader, name string) (*os.File, error) {
 func execPath(f *os.File) string { return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd()) }
 
 func releaseCopy(f *os.File) { _ = f.Close() }
+
+// untouched says a file is the one it was, unchanged: the same inode, size
+// and modification time, and the same change time, which every write,
+// rename or chmod moves and no program can set back.
+func untouched(before, now os.FileInfo) bool {
+	b, ok1 := before.Sys().(*syscall.Stat_t)
+	n, ok2 := now.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && b.Ino == n.Ino && b.Dev == n.Dev && b.Size == n.Size && b.Mtim == n.Mtim && b.Ctim == n.Ctim
+}
