@@ -310,7 +310,7 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 // whose name matches.
 func (c *labCase) hasProcess(match func(name string) bool) bool {
 	for _, pid := range c.processes() {
-		if args := proc.CommandLine(pid); len(args) > 0 && match(filepath.Base(args[0])) {
+		if name := labtest.CommandName(pid); name != "" && match(name) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/operator-lab/lab/internal/proc"
@@ -92,11 +93,20 @@ func Descendants(pid int) []int {
 // Alive reports whether pid exists and is not a zombie.
 func Alive(pid int) bool { return proc.Running(pid) }
 
-// CommandName returns the executable name of pid ("" if gone).
+// CommandName returns the executable name of pid ("" if gone). A check
+// binary lab runs from a sealed memfd (/proc/<lab>/fd/<n>) is named by the
+// memfd's name: "results.test".
 func CommandName(pid int) string {
 	args := proc.CommandLine(pid)
 	if len(args) == 0 {
 		return ""
 	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && strings.HasPrefix(exe, memfdCheckBinary) {
+		return strings.TrimSuffix(strings.TrimPrefix(exe, memfdCheckBinary), " (deleted)")
+	}
 	return filepath.Base(args[0])
 }
+
+// memfdCheckBinary starts the target of /proc/<pid>/exe for a check binary
+// run from its sealed copy (checker's immutableCopy names it so).
+const memfdCheckBinary = "/memfd:lab-check-"
