@@ -2,12 +2,15 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -233,9 +236,9 @@ func (f *FakeSystem) Ping(ctx context.Context, endpoint string) error {
 	return f.call(ctx, StepPing, name)
 }
 
-// StatusWrites wraps c so that every successful status write (update or
-// patch of the status subresource) is passed to record with the object as
-// written.
+// StatusWrites wraps c so that every successful status write (update,
+// patch or server-side apply of the status subresource) is passed to record
+// with the object as written (for an apply, as stored after it).
 func StatusWrites(c client.Client, record func(client.Object)) client.Client {
 	return interceptor.NewClient(withWatch(c), interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -252,10 +255,46 @@ func StatusWrites(c client.Client, record func(client.Object)) client.Client {
 			}
 			return err
 		},
+		SubResourceApply: func(ctx context.Context, c client.Client, sub string, ac runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+			err := c.SubResource(sub).Apply(ctx, ac, opts...)
+			if err == nil && sub == "status" {
+				if obj, aerr := applied(c, ac); aerr == nil {
+					if gerr := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); gerr == nil {
+						record(obj)
+					}
+				}
+			}
+			return err
+		},
 	})
 }
 
-// FailStatusWrite wraps c so that the status write (update or patch) number
+// applied is the object an apply configuration describes, typed by the
+// client's scheme: the fields the writer set, nothing else.
+func applied(c client.Client, ac runtime.ApplyConfiguration) (client.Object, error) {
+	b, err := json.Marshal(ac)
+	if err != nil {
+		return nil, fmt.Errorf("read the apply configuration: %w", err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil {
+		return nil, fmt.Errorf("read the apply configuration: %w", err)
+	}
+	typed, err := c.Scheme().New(u.GroupVersionKind())
+	if err != nil { // a kind the scheme does not know stays unstructured
+		return u, nil
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return nil, fmt.Errorf("read the apply configuration: %w", err)
+	}
+	obj, ok := typed.(client.Object)
+	if !ok {
+		return u, nil
+	}
+	return obj, nil
+}
+
+// FailStatusWrite wraps c so that the status write (update, patch or apply) number
 // nth of the object named name fails with err, as a conflict or a server
 // error would; every other call goes through. It returns the client and a
 // function that reports whether the failure happened yet.
@@ -270,9 +309,10 @@ func FailStatusWrite(c client.Client, name string, nth int, err error) (client.C
 	}, err)
 }
 
-// FailStatusWriteWhen wraps c so that the first status write (update or
-// patch) for which when returns true fails with err; when sees the object
-// as it was to be written, each status write once, until one failed. It
+// FailStatusWriteWhen wraps c so that the first status write (update,
+// patch or apply) for which when returns true fails with err; when sees the
+// object as it was to be written (for an apply, the fields it sets), each
+// status write once, until one failed. It
 // returns the client and a function that reports whether the failure
 // happened yet.
 func FailStatusWriteWhen(c client.Client, when func(client.Object) bool, err error) (client.Client, func() bool) {
@@ -302,6 +342,14 @@ func FailStatusWriteWhen(c client.Client, when func(client.Object) bool, err err
 				return err
 			}
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+		SubResourceApply: func(ctx context.Context, c client.Client, sub string, ac runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+			if obj, aerr := applied(c, ac); aerr == nil {
+				if err := fail(obj, sub); err != nil {
+					return err
+				}
+			}
+			return c.SubResource(sub).Apply(ctx, ac, opts...)
 		},
 	})
 	return wrapped, func() bool {
