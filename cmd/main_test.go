@@ -33,6 +33,11 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(hermeticTests{m}, map[string]func(){
 		"lab": func() { os.Exit(Main()) },
+		// A lab with commands that panic, for crash.txtar.
+		"lab-crashing": func() {
+			testCommands = crashCommands()
+			os.Exit(Main())
+		},
 	})
 }
 

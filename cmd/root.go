@@ -249,5 +249,10 @@ for the controller-runtime lessons 3.1 and 4.4.`,
 		NewCmdSolution(streams, nil), NewCmdReset(streams, nil), NewCmdClean(streams, nil),
 		NewCmdSetup(streams, nil), NewCmdEnv(streams), NewCmdDoctor(streams, nil), NewCmdVersion(streams, nil),
 	)
+	root.AddCommand(testCommands...)
 	return root
 }
+
+// testCommands are hidden commands this package's tests add to the lab
+// they run, to make it crash on purpose; lab itself has none.
+var testCommands []*cobra.Command
