@@ -49,15 +49,28 @@ const labModule = "github.com/operator-lab/lab"
 
 // buildDeps returns the modules lab is built with: from the binary's build
 // information, or, in a test binary (which carries none), from the go
-// command run inside lab's source tree — the modules whose code lab's go.sum
-// holds, which are the ones lab's packages and tests build with.
+// command run inside lab's source tree — the modules that provide a package
+// to lab's packages or their tests. (Not every module go.sum has a hash
+// for: a module only the module graph names, such as a dependency's test
+// dependency, may never have been downloaded, and requiring it would make
+// the go command look for it.)
 func buildDeps() ([]*debug.Module, error) {
 	if info, ok := debug.ReadBuildInfo(); ok && len(info.Deps) > 0 {
 		return info.Deps, nil
 	}
+	noInfo := errors.New("this lab binary has no module build information; build it with module support (go build/go install)")
+	used, err := proc.Command(context.Background(), "go", "list", "-deps", "-test",
+		"-f", "{{with .Module}}{{if not .Main}}{{.Path}}{{end}}{{end}}", labModule+"/...").Output()
+	if err != nil {
+		return nil, noInfo
+	}
+	provides := map[string]bool{}
+	for _, path := range strings.Fields(string(used)) {
+		provides[path] = true
+	}
 	out, err := proc.Command(context.Background(), "go", "list", "-m", "-json", "all").Output()
 	if err != nil {
-		return nil, errors.New("this lab binary has no module build information; build it with module support (go build/go install)")
+		return nil, noInfo
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	var deps []*debug.Module
@@ -72,7 +85,7 @@ func buildDeps() ([]*debug.Module, error) {
 		switch {
 		case m.Main && m.Path != labModule:
 			return nil, fmt.Errorf("no module build information, and the current folder is in module %s, not lab's", m.Path)
-		case !m.Main && m.Sum != "":
+		case !m.Main && m.Sum != "" && provides[m.Path]:
 			deps = append(deps, &debug.Module{Path: m.Path, Version: m.Version, Sum: m.Sum})
 		}
 	}

@@ -66,17 +66,32 @@ example.com/zed v0.1.0 h1:zed=
 	}
 }
 
-// TestPinnedGoSumIsTheGoCommands: every go.mod hash Pinned writes for lab's
-// own modules is the one the go command computes (`go list -m` GoModSum),
-// so a workspace's go.sum never disagrees with `go mod verify`.
+// TestPinnedGoSumIsTheGoCommands: every go.mod hash Pinned writes is the
+// one the go command computes (`go list -m` GoModSum), so a workspace's
+// go.sum never disagrees with `go mod verify`. It pins every module of
+// lab's module graph, not only those lab's packages use: the graph has
+// modules with upper-case letters, whose cache paths are escaped.
 func TestPinnedGoSumIsTheGoCommands(t *testing.T) {
-	m, err := Pinned("example.com/lab31")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := exec.Command("go", "list", "-m", "-json", "all").Output()
 	if err != nil {
 		t.Fatalf("go list -m all: %v", err)
+	}
+	var graph []*debug.Module
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var mod struct {
+			Path, Version string
+			Main          bool
+		}
+		if err := dec.Decode(&mod); err != nil {
+			t.Fatal(err)
+		}
+		if !mod.Main {
+			graph = append(graph, &debug.Module{Path: mod.Path, Version: mod.Version})
+		}
+	}
+	m, err := pinnedFrom("example.com/lab31", goDirective(), graph, moduleCache())
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := map[string]string{} // "path version/go.mod" → hash
 	dec := json.NewDecoder(bytes.NewReader(out))
