@@ -202,6 +202,33 @@ func TestFinalizer(t *testing.T) {
 		}
 	})
 
+	t.Run("writes nothing when its finalizer is there already", func(t *testing.T) {
+		key := ns + "/" + orders.Name
+		mark := len(obs.Events())
+		annotate(t, direct, client.ObjectKeyFromObject(orders), "poke")
+		// Only reconciles that started after the poke count: the one that
+		// added the finalizer may still be ending.
+		later := func(events []observe.Event) map[string]bool {
+			ids := map[string]bool{}
+			for _, e := range cluster.OfKind(cluster.ForKey(events[mark:], key), observe.KindReconcileStart) {
+				ids[e.ReconcileID] = true
+			}
+			return ids
+		}
+		events := obs.WaitFor(t, "a reconcile of the Database after its annotation changed", func(events []observe.Event) bool {
+			ids := later(events)
+			return slices.ContainsFunc(cluster.OfKind(cluster.ForKey(events[mark:], key), observe.KindReconcileEnd),
+				func(e observe.Event) bool { return ids[e.ReconcileID] })
+		}, func(events []observe.Event) string { return cluster.Describe(cluster.ForKey(events, key)) })
+		ids := later(events)
+		for _, e := range cluster.OfKind(cluster.ForKey(events[mark:], key), observe.KindClient) {
+			call := e.ClientCall()
+			if ids[e.ReconcileID] && call.Object == "Database" && slices.Contains([]string{"update", "patch", "apply"}, call.Verb) {
+				checkkit.Expect(t, "no write of the Database when the finalizer %s is on it already", "a client "+call.Verb+" call", learnv1alpha1.DatabaseFinalizer)
+			}
+		}
+	})
+
 	t.Run("deprovisions before the Database goes", func(t *testing.T) {
 		del(t, orders)
 		gone(t, orders, "the deleted Database "+orders.Name+" to go")
@@ -254,8 +281,8 @@ func TestFinalizer(t *testing.T) {
 	})
 }
 
-// checkDeprovisioned checks the Deprovision calls for one Database: one
-// succeeded, after failures failed ones, and until it did the Database was
+// checkDeprovisioned checks the Deprovision calls for one Database: exactly
+// one succeeded, after failures failed ones, and until it did the Database was
 // there, held by the finalizer.
 func checkDeprovisioned(t *testing.T, calls []sighting, failures int) {
 	t.Helper()
@@ -272,6 +299,8 @@ func checkDeprovisioned(t *testing.T, calls []sighting, failures int) {
 		checkkit.Expect(t, "the Database kept until Deprovision succeeded", "it went after "+describeDeprovisions(calls)+", its database still there")
 	case len(calls) < failures+1:
 		checkkit.Expect(t, "the failed Deprovision retried", describeDeprovisions(calls))
+	case succeeded > 1:
+		checkkit.Expect(t, "exactly one successful Deprovision", describeDeprovisions(calls))
 	}
 	// Up to the first success, every call found the Database held by the
 	// finalizer: removed earlier, the object could go with its database kept.
