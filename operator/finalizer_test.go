@@ -3,6 +3,7 @@ package operator_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
+	"github.com/operator-lab/lab/operator/breaker"
 	"github.com/operator-lab/lab/operator/internal/optest"
 	"github.com/operator-lab/lab/operator/world"
 )
@@ -97,5 +99,20 @@ func TestDeletingADatabaseDeprovisionsItFirst(t *testing.T) {
 		if r != observe.ResultError {
 			t.Errorf("a reconcile whose deprovision failed ended %q, want %q", r, observe.ResultError)
 		}
+	}
+	// The lesson quotes these errors: the system's own while the breaker
+	// lets calls through, the breaker's once it has opened.
+	failed := 0
+	for _, e := range events {
+		if e.Kind != observe.KindReconcileEnd || e.Key != key || !strings.HasPrefix(e.Error, "deprovision ") {
+			continue
+		}
+		failed++
+		if !strings.HasSuffix(e.Error, ": "+world.ErrUnavailable.Error()) && !strings.HasSuffix(e.Error, ": "+breaker.ErrOpen.Error()) {
+			t.Errorf("a failed deprovision ended with %q, want \"deprovision …: %v\" or \"…: %v\"", e.Error, world.ErrUnavailable, breaker.ErrOpen)
+		}
+	}
+	if failed < 2 {
+		t.Errorf("%d reconciles ended in a deprovision error, want at least 2\n%s", failed, optest.Dump(events))
 	}
 }
