@@ -70,6 +70,7 @@ func Render(spec v1alpha1.HelloWorldSpec) map[string]string {
 
 // +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=helloworlds,verbs=get;list;watch
 // +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=helloworlds/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=lab.operator-lab.dev,resources=helloworlds/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
