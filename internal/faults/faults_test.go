@@ -148,11 +148,11 @@ func fileHasData(path string) bool {
 }
 
 // TestPrivateControlPlaneDiesWithLab ends `lab start` on its own control
-// plane by SIGINT, a closed terminal (SIGHUP) and SIGKILL: etcd and
+// plane by SIGINT, SIGTERM, a closed terminal (SIGHUP) and SIGKILL: etcd and
 // kube-apiserver go with it; a killed lab's temp folder (etcd data, keys,
 // kubeconfig) is removed by the next lab command.
 func TestPrivateControlPlaneDiesWithLab(t *testing.T) {
-	for _, how := range []string{"SIGINT", "SIGHUP", "SIGKILL"} {
+	for _, how := range []string{"SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"} {
 		t.Run(how, func(t *testing.T) {
 			c := newCase(t, "")
 			term := c.terminal("start", "3.1", "--dir", filepath.Join(t.TempDir(), "ws"))
@@ -163,6 +163,8 @@ func TestPrivateControlPlaneDiesWithLab(t *testing.T) {
 			switch how {
 			case "SIGINT":
 				term.signalAndWait(syscall.SIGINT)
+			case "SIGTERM":
+				term.signalAndWait(syscall.SIGTERM)
 			case "SIGHUP":
 				term.Kill() // the terminal closes: lab gets SIGHUP
 			case "SIGKILL":
@@ -207,8 +209,10 @@ func TestCtrlCDuringStartUp(t *testing.T) {
 func TestInterruptedStartUp(t *testing.T) {
 	r := rng(t)
 	signals := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL}
+	// Every signal at least once, from a random first one; the moment is random.
+	first := r.IntN(len(signals))
 	for i := range 6 {
-		sig := signals[r.IntN(len(signals))]
+		sig := signals[(first+i)%len(signals)]
 		after := time.Duration(r.IntN(4500)+100) * time.Millisecond
 		shared := i%2 == 1
 		t.Run(fmt.Sprintf("%d-%v-after-%s-shared-%v", i, sig, after, shared), func(t *testing.T) {
