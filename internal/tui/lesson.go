@@ -32,8 +32,11 @@ type lessonPane struct {
 	err    error // why there is no lesson
 	st     Styles
 	replay bool // demos cannot run in a replay
-	keys   lessonKeys
-	open   bool // shown, so its keys apply
+	// demos tells the pane of the demo under way (the live controls); nil
+	// until the root sets it.
+	demos demoTeller
+	keys  lessonKeys
+	open  bool // shown, so its keys apply
 
 	width, height int // inside the frame: the text and the demo line
 
@@ -45,6 +48,12 @@ type lessonPane struct {
 	rendered  map[renderKey]renderedSection
 	rendering bool // a render is in flight
 	style     string
+}
+
+// demoTeller says which section's demo is under way ("" for none) and a
+// line about it.
+type demoTeller interface {
+	runningDemo() (section, note string)
 }
 
 // renderKey names one rendering of a section.
@@ -109,6 +118,9 @@ func (p *lessonPane) configure(open bool) {
 // better as one entry in a single line.
 func (p *lessonPane) ShortHelp() []key.Binding {
 	k := p.keys
+	if p.showsRunningDemo() {
+		k.Demo = helpOnly(k.Demo, "w", "stop demo")
+	}
 	return []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Toggle}
 }
 
@@ -136,6 +148,17 @@ func newLessonPane(lab, lang string, st Styles, replay bool) *lessonPane {
 	p.lang = chosen
 	p.lesson, p.err = content.Load(lab, chosen)
 	return p
+}
+
+// showsRunningDemo reports whether the section shown is the one whose demo
+// is under way (w then stops it).
+func (p *lessonPane) showsRunningDemo() bool {
+	s, ok := p.current()
+	if !ok || p.demos == nil {
+		return false
+	}
+	running, _ := p.demos.runningDemo()
+	return running != "" && running == s.ID
 }
 
 // offered reports whether the lab has a lesson to open: the pane then
@@ -378,6 +401,9 @@ func (p *lessonPane) demoLine() string {
 		return st.Faint.Render("▶ " + fmt.Sprintf(phraseReplayDemo.in(p.lang), s.Demo.Lab) + " · " + s.Demo.String())
 	case s.Demo.Lab != p.lab:
 		return st.Warn.Render("▶ " + fmt.Sprintf(phraseOtherLab.in(p.lang), s.Demo.Lab, s.Demo.Lab))
+	case p.showsRunningDemo():
+		_, note := p.demos.runningDemo()
+		return st.Info.Render("▶ " + note)
 	}
 	return st.Info.Render("▶ "+phraseSeeThis.in(p.lang)) + st.Faint.Render(" · "+s.Demo.String())
 }
