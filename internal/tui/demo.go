@@ -88,25 +88,25 @@ func (o controlObjects) Delete(ctx context.Context, key string) error { return o
 var (
 	phraseDemo           = phrase{en: "demo %s", ru: "демонстрация %s"}
 	phraseDemoReplaces   = phrase{en: "replaces demo %s", ru: "вместо демонстрации %s"}
-	phraseDemoSet        = phrase{en: "set %s", ru: "переключено %s"}
+	phraseDemoSet        = phrase{en: "set %s", ru: "выставлено %s"}
 	phraseDemoAlreadySet = phrase{en: "the switches were already as the lesson has them",
 		ru: "переключатели уже стояли так, как в уроке"}
-	phraseDemoPutBack     = phrase{en: "put back your %s", ru: "возвращено ваше %s"}
+	phraseDemoPutBack     = phrase{en: "put back your %s", ru: "возвращены ваши значения %s"}
 	phraseDemoNothingBack = phrase{en: "your switches are as they were",
 		ru: "ваши переключатели как были"}
 	phraseDemoHealthyIn = phrase{en: "external healthy again in %s", ru: "внешняя система заработает через %s"}
 	phraseDemoPaused    = phrase{en: "paused: s lets a reconcile through", ru: "пауза: s пропускает один reconcile"}
-	phraseDemoWatch     = phrase{en: "watch the sequence pane", ru: "смотрите на последовательность"}
+	phraseDemoWatch     = phrase{en: "watch the sequence pane", ru: "следите за последовательностью reconcile"}
 	phraseDemoRecovered = phrase{en: "the external system is healthy again — watch the next retry succeed",
 		ru: "внешняя система снова работает — следующая попытка пройдёт"}
 	phraseDemoOver    = phrase{en: "over", ru: "закончена"}
 	phraseDemoStopped = phrase{en: "stopped", ru: "остановлена"}
 	phraseDemoFailed  = phrase{en: "failed: %v", ru: "не удалась: %v"}
-	phraseDemoNeeds   = phrase{en: "needs the %s switch, which this lab does not have",
-		ru: "нужен переключатель %s, а в этой лаборатории его нет"}
+	phraseDemoNeeds   = phrase{en: "needs the %s switch, which the running controller does not have",
+		ru: "нужен переключатель %s, а у запущенного контроллера его нет"}
 	phraseDemoYoursNow = phrase{en: "yours now: the demo leaves it", ru: "теперь ваш: демонстрация его не тронет"}
 	phraseDemoRunning  = phrase{en: "demo running", ru: "демонстрация идёт"}
-	phraseDemoSettling = phrase{en: "ends when %s is settled", ru: "закончится, когда %s успокоится"}
+	phraseDemoSettling = phrase{en: "ends once %s has nothing left to do", ru: "закончится, когда у %s не останется работы"}
 	phraseDemoStopKey  = phrase{en: "w stops it; your switches come back when it ends",
 		ru: "w — остановить; ваши переключатели вернутся, когда она закончится"}
 )
@@ -230,24 +230,26 @@ func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
 
 // demoPlan is every switch the demo sets, in order, with the external
 // system's state for its scenario's outage last. An assumed switch the
-// lab does not have is left out (a learner's controller makes those
-// choices in its code); missing names a switch the demo is about that the
-// lab does not have.
+// lab does not have, or not with that value, is left out (a learner's
+// controller makes those choices in its code, and its world names its own
+// states); missing names a switch the demo is about that the lab does not
+// have.
 func (l *live) demoPlan(d *content.Demo, scen *scenario.Scenario) (plan []content.Switch, missing string) {
 	own := len(d.Switches)
 	for i, s := range d.Settings() {
+		sw, has := l.current(s.Name)
 		switch {
 		case scen != nil && scen.External != "" && s.Name == switches.NameExternal:
 			continue // the outage sets it
-		case !l.c.hasSwitch(s.Name) && i >= own:
+		case i >= own && (!has || !slices.Contains(sw.Options, s.Value)):
 			continue
-		case !l.c.hasSwitch(s.Name):
+		case !has:
 			return nil, s.Name
 		}
 		plan = append(plan, s)
 	}
 	if scen != nil && scen.External != "" {
-		if !l.c.hasSwitch(switches.NameExternal) {
+		if _, has := l.current(switches.NameExternal); !has {
 			return nil, switches.NameExternal
 		}
 		plan = append(plan, content.Switch{Name: switches.NameExternal, Value: string(scen.External)})

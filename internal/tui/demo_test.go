@@ -391,14 +391,42 @@ func TestDemoSpeaksTheLessonsLanguage(t *testing.T) {
 	m := newLessonModel(120, 40, clock, fake, "4.4", "ru")
 	m = openDemoSection(t, m, "4.4", "external-deps")
 	m = runDemoKey(t, m)
-	if status := m.c.status.text; !strings.HasPrefix(status, "демонстрация external-deps: переключено requeue=after") {
+	if status := m.c.status.text; !strings.HasPrefix(status, "демонстрация external-deps: выставлено requeue=after") {
 		t.Fatalf("status %q", status)
 	}
 	if pane := lessonFrame(t, m.View()); !strings.Contains(pane, "▶ демонстрация идёт") {
 		t.Fatalf("demo line:\n%s", pane)
 	}
 	m, _ = press(m, "w")
-	if status := m.c.status.text; !strings.HasPrefix(status, "демонстрация external-deps остановлена: возвращено ваше requeue=error") {
+	if status := m.c.status.text; !strings.HasPrefix(status, "демонстрация external-deps остановлена: возвращены ваши значения requeue=error") {
 		t.Fatalf("status %q", status)
+	}
+}
+
+// TestDemoOnALearnersController: the learner's controller has only its
+// world's external switch, with states of its own. A demo sets what of its
+// lesson's assumptions that switch can take, skips the rest, and says so
+// when the switch it is about is missing.
+func TestDemoOnALearnersController(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(t0)
+	fake := newFakeControls()
+	fake.switches = []Switch{{Name: "external", Value: "not-ready", Options: []string{"healthy", "not-ready", "failing", "ratelimited"}}}
+	m := newLessonModel(120, 40, clock, fake, "3.1", "en")
+	m = openDemoSection(t, m, "3.1", "overview")
+	m = runDemoKey(t, m)
+	if got := strings.Join(fake.Calls(), ","); got != "external=healthy,create" {
+		t.Fatalf("calls %s", got)
+	}
+	m, _ = press(m, "w") // stop: the learner's not-ready comes back
+	if fake.value("external") != "not-ready" {
+		t.Fatalf("external %s after the demo", fake.value("external"))
+	}
+	m = pressSettled(t, m, ">")
+	for m.lesson.section < 5 { // result: about requeue=error
+		m = pressSettled(t, m, ">")
+	}
+	m, cmd := press(m, "w")
+	if cmd != nil || !m.c.status.bad || m.c.status.text != "demo result needs the requeue switch, which the running controller does not have" {
+		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
 	}
 }
