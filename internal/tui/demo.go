@@ -7,9 +7,14 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/tui/state"
+	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/scenario"
 	"github.com/operator-lab/lab/operator/switches"
 )
@@ -34,10 +39,11 @@ type demoRun struct {
 	outage *outage
 
 	// The demo is over once its scenario's change is made (acted), its
-	// outage has ended, and the object the change named (key) has been
-	// reconciled since the demo began (more than seen reconciles) and has
-	// then had nothing to do for settleFor: no queue item, no reconcile
-	// running, no new reconcile (quiet, counted from quietAt reconciles).
+	// outage has ended, and the object the change named (key) has come to
+	// rest: reconciled since the demo began (more than seen reconciles),
+	// Ready, gone or failed for good, and then with nothing to do for
+	// settleFor: no queue item, no reconcile running, no new reconcile
+	// (quiet, counted from quietAt reconciles).
 	acted   bool
 	key     string
 	seen    int
@@ -106,8 +112,9 @@ var (
 		ru: "нужен переключатель %s, а у запущенного контроллера его нет"}
 	phraseDemoYoursNow = phrase{en: "yours now: the demo leaves it", ru: "теперь ваш: демонстрация его не тронет"}
 	phraseDemoRunning  = phrase{en: "demo running", ru: "демонстрация идёт"}
-	phraseDemoSettling = phrase{en: "ends once %s has nothing left to do", ru: "закончится, когда у %s не останется работы"}
-	phraseDemoStopKey  = phrase{en: "w stops it; your switches come back when it ends",
+	phraseDemoSettling = phrase{en: "ends once %s is Ready, gone or failed for good",
+		ru: "закончится, когда %s будет Ready, удалён или отвергнут насовсем"}
+	phraseDemoStopKey = phrase{en: "w stops it; your switches come back when it ends",
 		ru: "w — остановить; ваши переключатели вернутся, когда она закончится"}
 )
 
@@ -300,9 +307,9 @@ func (l *live) tickDemo() {
 	}
 }
 
-// settled reports whether the demo's object has been reconciled since the
-// demo began and has had nothing to do for settleFor. A demo without a
-// scenario never settles: it lasts until stopped or replaced.
+// settled reports whether the demo's object has come to rest since the
+// demo began (see demoRun). A demo without a scenario never settles: it
+// lasts until stopped or replaced.
 func (l *live) settled(d *demoRun, now time.Time) bool {
 	if d.key == "" {
 		return false
@@ -312,14 +319,25 @@ func (l *live) settled(d *demoRun, now time.Time) bool {
 		return false
 	}
 	_, queued := l.c.state.QueueItem(d.key)
-	if queued || o.Reconciles != d.quietAt || d.quiet.IsZero() {
+	resting := o.Deleted || o.LastResult == observe.ResultTerminal || ready(o)
+	if queued || !resting || o.Reconciles != d.quietAt || d.quiet.IsZero() {
 		d.quietAt, d.quiet = o.Reconciles, time.Time{}
-		if !queued {
+		if !queued && resting {
 			d.quiet = now
 		}
 		return false
 	}
 	return now.Sub(d.quiet) >= settleFor
+}
+
+// ready reports whether the object's Ready condition is True.
+func ready(o *state.Object) bool {
+	for _, c := range o.Conditions {
+		if c.Type == v1alpha1.ConditionReady {
+			return c.Status == string(metav1.ConditionTrue)
+		}
+	}
+	return false
 }
 
 // endOutage brings the external system back once the demo's outage is

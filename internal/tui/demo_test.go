@@ -11,6 +11,8 @@ import (
 
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/tui/synth"
+	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
 // TestEveryLessonDemoRunsLive presses w in every section of both lessons
@@ -192,13 +194,17 @@ func runDemoKey(t *testing.T, m Model) Model {
 	return update(m, cmd())
 }
 
-// settleObject folds a reconcile of key that succeeds, then lets the view's
-// clock run until the object has been quiet for settleFor.
+// becomesReady is the step of a reconcile that reports the object Ready.
+var becomesReady = synth.Condition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonReconciled)
+
+// settleObject folds a reconcile of key that succeeds and reports it
+// Ready, then lets the view's clock run until the object has been quiet
+// for settleFor.
 func settleObject(m Model, clock *clocktesting.FakePassiveClock, key string) Model {
 	sc := synth.New("database", clock.Now())
 	sc.Add(key, sc.Watch("Database", key, "ADDED", 1))
 	sc.Get(key)
-	sc.Reconcile(key, synth.Success)
+	sc.Reconcile(key, synth.Success, becomesReady)
 	m = fold(m, sc.Events())
 	m = update(m, tickMsg(clock.Now()))
 	clock.SetTime(clock.Now().Add(settleFor))
@@ -350,8 +356,9 @@ func TestASwitchMovedDuringADemoStaysTheLearners(t *testing.T) {
 }
 
 // TestADemoIsNotOverWhileItsObjectIsBusy: between one reconcile and the
-// next the queue is empty for a moment; the demo ends only once its object
-// has been quiet for settleFor.
+// next the queue is empty for a moment, and an object on its way to Ready
+// may wait for a watch event; the demo ends only once its object is Ready
+// and has been quiet for settleFor.
 func TestADemoIsNotOverWhileItsObjectIsBusy(t *testing.T) {
 	clock := clocktesting.NewFakePassiveClock(t0)
 	fake := newFakeControls()
@@ -374,10 +381,12 @@ func TestADemoIsNotOverWhileItsObjectIsBusy(t *testing.T) {
 	sc.Reconcile("lab/db-2", synth.Success)
 	m = fold(m, sc.Take())
 	tick(600 * time.Millisecond)
+	tick(5 * time.Second)
+	mustFail(t, m.live.demo == nil, "over before its object was Ready")
 	// The status update's watch event brings the next phase's reconcile.
 	sc.Add("lab/db-2", sc.Watch("Database", "lab/db-2", "MODIFIED", 1))
 	sc.Get("lab/db-2")
-	sc.Reconcile("lab/db-2", synth.Success)
+	sc.Reconcile("lab/db-2", synth.Success, becomesReady)
 	m = fold(m, sc.Take())
 	tick(600 * time.Millisecond)
 	mustFail(t, m.live.demo == nil, "over %s after a reconcile", settleFor)
@@ -428,5 +437,30 @@ func TestDemoOnALearnersController(t *testing.T) {
 	m, cmd := press(m, "w")
 	if cmd != nil || !m.c.status.bad || m.c.status.text != "demo result needs the requeue switch, which the running controller does not have" {
 		t.Fatalf("status %q (bad %v)", m.c.status.text, m.c.status.bad)
+	}
+}
+
+// TestAPermanentErrorDemoEndsWhenTheObjectIsRejected: the object of the
+// permanent-error demo is never Ready; once its reconcile has returned a
+// TerminalError and it has rested, the demo is over.
+func TestAPermanentErrorDemoEndsWhenTheObjectIsRejected(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(t0)
+	fake := newFakeControls()
+	m := newLessonModel(120, 40, clock, fake, "3.1", "en")
+	m = openDemoSection(t, m, "3.1", "requeue-strategies")
+	m = runDemoKey(t, m)
+	if fake.value("requeue") != "terminal" {
+		t.Fatalf("requeue %s during the demo", fake.value("requeue"))
+	}
+	sc := synth.New("helloworld", clock.Now())
+	sc.Add("lab/db-2", sc.Watch("HelloWorld", "lab/db-2", "ADDED", 1))
+	sc.Get("lab/db-2")
+	sc.Reconcile("lab/db-2", synth.Outcome{Result: observe.ResultTerminal, Error: "spec.count is 11, at most 10 is supported"})
+	m = fold(m, sc.Take())
+	m = update(m, tickMsg(clock.Now()))
+	clock.SetTime(clock.Now().Add(settleFor))
+	m = update(m, tickMsg(clock.Now()))
+	if m.live.demo != nil || fake.value("requeue") != "error" {
+		t.Fatalf("demo %+v, requeue %s", m.live.demo, fake.value("requeue"))
 	}
 }
