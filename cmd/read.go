@@ -14,9 +14,6 @@ import (
 	"github.com/operator-lab/lab/internal/iostreams"
 )
 
-// maxReadWidth keeps lines readable on very wide terminals.
-const maxReadWidth = 100
-
 // ReadOptions are the arguments of `lab read`. On a terminal (IO's stdout)
 // the text is styled for it and paged.
 type ReadOptions struct {
@@ -37,8 +34,10 @@ func NewCmdRead(streams *iostreams.IOStreams, runF func(*ReadOptions) error) *co
 		Short: "Read a lesson (3.1 or 4.4), or one section of it, in the terminal",
 		Long: `read shows the text of a lesson: the whole lesson, or one section by its ID.
 On a terminal it is rendered with colour and shown in a pager ($PAGER, else
-less -R); otherwise it is printed as plain text. Without arguments it lists
-the lessons and their sections.
+less -R); otherwise it is printed as plain text. Prose is wrapped at the
+terminal's width ($COLUMNS when not on a terminal, else 80 columns); code
+and diagrams are never wrapped. Without arguments it lists the lessons and
+their sections.
 
 The language is --lang, else $LAB_LANG, else the locale (ru_* means Russian),
 else English. Colours: NO_COLOR turns them off; GLAMOUR_STYLE picks a style
@@ -77,9 +76,10 @@ func runRead(ctx context.Context, opts *ReadOptions) error {
 		return err
 	}
 
-	renderOpts := content.RenderOptions{Width: content.DefaultWidth}
+	// Prose wraps at the width the streams say (the terminal's, which the
+	// pager shows it on; $COLUMNS in a pipe); code and diagrams never wrap.
+	renderOpts := content.RenderOptions{Width: streams.TerminalWidth()}
 	if streams.IsStdoutTTY() {
-		renderOpts.Width = min(streams.TerminalWidth(), maxReadWidth)
 		renderOpts.Style = terminalStyle(streams.TerminalTheme(), getenv)
 	}
 	text, err := content.Render(markdown, renderOpts)

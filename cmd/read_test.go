@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,6 +189,42 @@ func TestTerminalStyle(t *testing.T) {
 	} {
 		if got := terminalStyle(tc.theme, func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("terminalStyle(%s, %v) = %q, want %q", tc.theme, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestReadWrapsAtTheTerminalsWidth: prose is wrapped at the width the
+// streams report (a terminal's, or $COLUMNS in a pipe), not at a fixed 80
+// or 100, and code is never wrapped: the RBAC markers stay whole.
+func TestReadWrapsAtTheTerminalsWidth(t *testing.T) {
+	marker := `    // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete`
+	for _, width := range []int{60, 80, 150} {
+		for _, term := range []*fakeTerminal{nil, {width: width, pager: "cat"}} {
+			ios, _, out, _ := iostreams.Test()
+			ios.SetTerminalWidth(width)
+			if term != nil {
+				ios.SetStdoutTTY(true)
+				ios.SetPager(term.pager)
+			}
+			opts := ReadOptions{IO: ios, Lesson: "3.1", Lang: "en", Getenv: func(string) string { return "" }}
+			if err := runRead(context.Background(), &opts); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(out.String(), "\n")
+			widest := 0
+			for _, l := range lines {
+				// Prose, not code; a word wider than the width (a long code
+				// span) stays whole on a line of its own.
+				if !strings.HasPrefix(l, "    ") && strings.Contains(strings.TrimSpace(l), " ") {
+					widest = max(widest, len([]rune(l)))
+				}
+			}
+			if !slices.Contains(lines, marker) {
+				t.Errorf("width %d, terminal %v: the RBAC marker is not one line", width, term != nil)
+			}
+			if widest > width || widest < width-10 {
+				t.Errorf("width %d, terminal %v: the widest line of prose is %d", width, term != nil, widest)
+			}
 		}
 	}
 }

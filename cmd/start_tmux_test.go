@@ -70,7 +70,7 @@ func TestStartInATerminal(t *testing.T) {
 	s.Keys(">")
 	s.WaitFor(30*time.Second, fmt.Sprintf("3/%d External dependencies", of), "scenario external-outage, requeue=after")
 	s.Keys("w")
-	screen = s.WaitForMatch(30*time.Second, regexp.MustCompile(`demo external-deps: requeue=after, external=down|external system is healthy again`))
+	screen = s.WaitForMatch(30*time.Second, regexp.MustCompile(`demo external-deps: set requeue=after, external=down|external system is healthy again`))
 	t.Logf("demo:\n%s", screen)
 	s.WaitFor(time.Minute, "orders-3", "external=healthy")
 

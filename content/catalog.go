@@ -2,16 +2,32 @@ package content
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/operator-lab/lab/operator/switches"
 )
 
 // Demo names what a section can show on the running reference operator: a
 // `lab run` scenario and the pattern switches to set first. The TUI offers it
-// as "press r to see this"; `lab read` prints the equivalent `lab run` command.
+// as "press w to see this"; `lab read` prints the equivalent `lab run` command.
 type Demo struct {
-	Lab      string   // lab whose operator shows it: "3.1" or "4.4"
-	Scenario string   // scenario to drive ("" = none, just the switches)
-	Switches []Switch // switch settings to apply first, in order
+	Lab      string // lab whose operator shows it: "3.1" or "4.4"
+	Scenario string // scenario to drive ("" = none, just the switches)
+	// Switches are the settings the demo is about, in order: shown beside
+	// it, and what `lab run` (which starts from the defaults) is given.
+	Switches []Switch
+	// Assumed are the lab's other switches at the values the lesson's text
+	// takes for granted (lessonSpec.assumes). The live view sets them too,
+	// so that whatever the learner left on, the operator tells the
+	// section's story; a switch in neither list is left as it is.
+	Assumed []Switch
+}
+
+// Settings are every switch the live view sets for the demo: its own,
+// then the assumed ones.
+func (d Demo) Settings() []Switch {
+	return append(slices.Clip(d.Switches), d.Assumed...)
 }
 
 // Switch is one pattern switch setting of the reference operator.
@@ -53,7 +69,14 @@ func (d Demo) RunArgs() []string {
 // file must have exactly these sections (the loader enforces it), so section
 // IDs are stable across languages and demos cannot drift between them.
 type lessonSpec struct {
-	id       string
+	id string
+	// assumes are the switches whose default (switches.Defaults) the
+	// lesson's text takes for granted wherever it does not say otherwise;
+	// each demo of the lesson that does not set one itself gets it as
+	// Assumed. Every lab's switch not named is the learner's to keep: the
+	// timescale is the learner's pace (a demo that is timed sets it), and
+	// workers is fixed once the operator runs.
+	assumes  []string
 	sections []sectionSpec
 }
 
@@ -78,8 +101,13 @@ func demo(lab, scenario string, switches ...string) *Demo {
 // `lab run` (operator issue): scenarios create, update-burst, delete,
 // external-outage, flaky-external, not-found, permanent-error; switches
 // requeue, breaker, ratelimit, backoff, external, timescale, workers.
-var catalog = []lessonSpec{
-	{id: "3.1", sections: []sectionSpec{
+//
+// 3.1's operator reads only the requeue and external switches; its lesson
+// has the dependency healthy and "not ready yet" as RequeueAfter. 4.4's
+// lesson has every pattern on: RequeueAfter with a nil error, the lesson's
+// backoff, the breaker and the rate limiter, against a healthy system.
+var catalog = withAssumed([]lessonSpec{
+	{id: "3.1", assumes: []string{switches.NameRequeue, switches.NameExternal}, sections: []sectionSpec{
 		{id: "overview", demo: demo("3.1", "create")},
 		{id: "manager"},
 		{id: "controller", demo: demo("3.1", "create")},
@@ -90,7 +118,8 @@ var catalog = []lessonSpec{
 		{id: "client", demo: demo("3.1", "create")},
 		{id: "exercises"},
 	}},
-	{id: "4.4", sections: []sectionSpec{
+	{id: "4.4", assumes: []string{switches.NameRequeue, switches.NameBackoff, switches.NameBreaker,
+		switches.NameRateLimit, switches.NameExternal}, sections: []sectionSpec{
 		{id: "multi-phase", demo: demo("4.4", "create")},
 		{id: "state-machine", demo: demo("4.4", "update-burst")},
 		{id: "external-deps", demo: demo("4.4", "external-outage", "requeue=after")},
@@ -102,6 +131,30 @@ var catalog = []lessonSpec{
 		{id: "combined", demo: demo("4.4", "external-outage", "breaker=on", "ratelimit=on", "backoff=lesson", "timescale=10")},
 		{id: "exercises"},
 	}},
+})
+
+// withAssumed gives every demo the switches its lesson assumes and the demo
+// does not set itself, at their defaults.
+func withAssumed(lessons []lessonSpec) []lessonSpec {
+	defaults := switches.Defaults()
+	for _, l := range lessons {
+		for _, s := range l.sections {
+			if s.demo == nil {
+				continue
+			}
+			for _, name := range l.assumes {
+				if slices.ContainsFunc(s.demo.Switches, func(sw Switch) bool { return sw.Name == name }) {
+					continue
+				}
+				value, err := defaults.Get(name)
+				if err != nil {
+					panic(fmt.Sprintf("content: lesson %s assumes switch %q: %v", l.id, name, err))
+				}
+				s.demo.Assumed = append(s.demo.Assumed, Switch{Name: name, Value: value})
+			}
+		}
+	}
+	return lessons
 }
 
 // LessonIDs lists the lessons, in course order.

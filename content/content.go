@@ -35,6 +35,9 @@ type Section struct {
 	lang string
 }
 
+// Lang is the language the section is written in ("en" or "ru").
+func (s Section) Lang() string { return s.lang }
+
 // Load returns a lesson in a language ("en" or "ru").
 func Load(lessonID, lang string) (*Lesson, error) {
 	spec, err := findLesson(lessonID)

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/muesli/termenv"
@@ -41,6 +42,9 @@ type IOStreams struct {
 	background string
 	// width, when set, is the terminal width (tests); else it is measured.
 	width int
+	// columns is $COLUMNS, the width to lay text out at when Out is no
+	// terminal that can be measured (0: unset or not a width).
+	columns int
 	// outFile is the terminal Out was when the streams were made; the
 	// pager replaces Out, and the terminal is still measured through it.
 	outFile *os.File
@@ -52,7 +56,8 @@ type IOStreams struct {
 
 // System returns the process's own streams, with every answer decided from
 // the file descriptors and the environment (NO_COLOR, CLICOLOR,
-// CLICOLOR_FORCE, TERM, COLORTERM, CI, COLORFGBG, PAGER, LESS) as they are now.
+// CLICOLOR_FORCE, TERM, COLORTERM, CI, COLORFGBG, COLUMNS, PAGER, LESS) as
+// they are now.
 func System() *IOStreams {
 	return fromEnv(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 }
@@ -68,6 +73,9 @@ func fromEnv(in io.Reader, out, errOut io.Writer, getenv func(string) string) *I
 	// termenv's own decision: no colour under NO_COLOR or CLICOLOR=0, on a
 	// non-terminal (unless CLICOLOR_FORCE), in CI, or for a TERM without colours.
 	s.profile = termenv.NewOutput(out, termenv.WithEnvironment(environ(getenv))).Profile
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
+		s.columns = n
+	}
 	s.pagerCommand = getenv("PAGER")
 	if s.pagerCommand == "" {
 		s.pagerCommand = "less -R"
@@ -156,10 +164,16 @@ func (s *IOStreams) TerminalSize() (width, height int, ok bool) {
 	return w, h, true
 }
 
-// TerminalWidth is the width of the terminal Out is, or DefaultWidth.
+// TerminalWidth is the width to lay text out at: the terminal's, when Out
+// is one (the pager shows text on it, so this stays its width while the
+// pager runs); else $COLUMNS, when set to a number (`COLUMNS=150 lab read
+// 3.1 | less`); else DefaultWidth.
 func (s *IOStreams) TerminalWidth() int {
 	if w, _, ok := s.TerminalSize(); ok && w > 0 {
 		return w
+	}
+	if s.columns > 0 {
+		return s.columns
 	}
 	return DefaultWidth
 }

@@ -46,6 +46,27 @@ func TestTestStreamsAreNoTerminalWhateverTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestWidthOfAPipeIsCOLUMNS: with no terminal to measure, text is laid
+// out at $COLUMNS, and at DefaultWidth when it is unset or not a width.
+func TestWidthOfAPipeIsCOLUMNS(t *testing.T) {
+	for _, tc := range []struct {
+		columns string
+		want    int
+	}{{"", DefaultWidth}, {"150", 150}, {" 40 ", 40}, {"0", DefaultWidth}, {"-3", DefaultWidth}, {"wide", DefaultWidth}} {
+		var out bytes.Buffer
+		s := fromEnv(strings.NewReader(""), &out, &out, env("COLUMNS", tc.columns))
+		if got := s.TerminalWidth(); got != tc.want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", tc.columns, got, tc.want)
+		}
+	}
+	var out bytes.Buffer
+	s := fromEnv(strings.NewReader(""), &out, &out, env("COLUMNS", "150"))
+	s.SetTerminalWidth(90)
+	if got := s.TerminalWidth(); got != 90 {
+		t.Errorf("a terminal's own width is %d, want 90 over COLUMNS", got)
+	}
+}
+
 // TestColourFollowsTheEnvironment: termenv's rules — a pipe has no colour
 // unless CLICOLOR_FORCE asks for it, and NO_COLOR wins over everything.
 func TestColourFollowsTheEnvironment(t *testing.T) {

@@ -7,8 +7,9 @@
 // and step through reconciles one at a time. A lesson pane (L) shows the
 // lab's lesson from package content beside the live operator, a section at
 // a time; w runs the section's demo on the operator through the same
-// controls. The same UI replays a recorded trace, event by event and
-// reconcile by reconcile.
+// controls, with the switches its lesson assumes, and puts the learner's
+// switches back when it ends (w again stops it). The same UI replays a
+// recorded trace, event by event and reconcile by reconcile.
 //
 // The model consumes only observe.Event values (folded by package state)
 // and drives the lab only through the Controls interface, so it is tested

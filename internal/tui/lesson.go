@@ -7,12 +7,14 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	glamourstyles "github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/operator-lab/lab/content"
 )
 
-// maxLessonWidth keeps lines of prose readable in a wide terminal.
+// maxLessonWidth keeps lines of prose readable in a wide terminal; tables
+// and code may use the whole pane.
 const maxLessonWidth = 100
 
 // lessonPane is the lab's lesson beside the live operator: one section at
@@ -32,8 +34,11 @@ type lessonPane struct {
 	err    error // why there is no lesson
 	st     Styles
 	replay bool // demos cannot run in a replay
-	keys   lessonKeys
-	open   bool // shown, so its keys apply
+	// demos tells the pane of the demo under way (the live controls); nil
+	// until the root sets it.
+	demos demoTeller
+	keys  lessonKeys
+	open  bool // shown, so its keys apply
 
 	width, height int // inside the frame: the text and the demo line
 
@@ -47,7 +52,13 @@ type lessonPane struct {
 	style     string
 }
 
-// renderKey names one rendering of a section.
+// demoTeller says which section's demo is under way ("" for none) and a
+// line about it.
+type demoTeller interface {
+	runningDemo() (section, note string)
+}
+
+// renderKey names one rendering of a section: for a pane width wide inside.
 type renderKey struct{ section, width int }
 
 type renderedSection struct {
@@ -109,6 +120,9 @@ func (p *lessonPane) configure(open bool) {
 // better as one entry in a single line.
 func (p *lessonPane) ShortHelp() []key.Binding {
 	k := p.keys
+	if p.showsRunningDemo() {
+		k.Demo = helpOnly(k.Demo, "w", "stop demo")
+	}
 	return []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Toggle}
 }
 
@@ -138,6 +152,17 @@ func newLessonPane(lab, lang string, st Styles, replay bool) *lessonPane {
 	return p
 }
 
+// showsRunningDemo reports whether the section shown is the one whose demo
+// is under way (w then stops it).
+func (p *lessonPane) showsRunningDemo() bool {
+	s, ok := p.current()
+	if !ok || p.demos == nil {
+		return false
+	}
+	running, _ := p.demos.runningDemo()
+	return running != "" && running == s.ID
+}
+
 // offered reports whether the lab has a lesson to open: the pane then
 // shows it, or why it could not be loaded.
 func (p *lessonPane) offered() bool { return p.lab != "" }
@@ -164,8 +189,19 @@ func (p *lessonPane) move(dir int) bool {
 	return changed
 }
 
-// renderWidth is the width a section is wrapped at in a pane this wide.
+// renderWidth is the width a section's prose is wrapped at in a pane this wide.
 func renderWidth(innerW int) int { return max(min(innerW-1, maxLessonWidth), 20) }
+
+// renderOptions are how a section is rendered in a pane innerW wide:
+// prose at renderWidth, tables across the whole pane (so that their cells
+// need not break identifiers); code is never wrapped (a line wider than
+// the pane is cut, with "…"). Without colour, inline code keeps its
+// backticks and code blocks get a bar down their left, so that code does
+// not pass for prose.
+func (p *lessonPane) renderOptions(innerW int) content.RenderOptions {
+	return content.RenderOptions{Width: renderWidth(innerW), TableWidth: max(innerW-1, renderWidth(innerW)),
+		Style: p.style, CodeBar: p.style == glamourstyles.NoTTYStyle}
+}
 
 // SetSize gives the pane the cells inside its frame; the last row is the
 // demo line, the viewport scrolls over the rest. It renders nothing: the
@@ -182,7 +218,7 @@ func (p *lessonPane) refresh() tea.Cmd {
 	if !p.available() {
 		return nil
 	}
-	want := renderKey{section: p.section, width: renderWidth(p.width)}
+	want := renderKey{section: p.section, width: p.width}
 	if r, ok := p.rendered[want]; ok && p.shown != want {
 		sameSection := p.shown.section == want.section
 		p.lines = textLines(r.text)
@@ -240,9 +276,9 @@ func (p *lessonPane) render(key renderKey) tea.Cmd {
 		return nil
 	}
 	p.rendering = true
-	markdown, style := lessonMarkdown(p.lesson.Sections[key.section]), p.style
+	markdown, opts := lessonMarkdown(p.lesson.Sections[key.section]), p.renderOptions(key.width)
 	return func() tea.Msg {
-		text, err := content.Render(markdown, content.RenderOptions{Width: key.width, Style: style})
+		text, err := content.Render(markdown, opts)
 		return lessonRenderedMsg{key: key, renderedSection: renderedSection{text: text, err: err}}
 	}
 }
@@ -350,7 +386,7 @@ func (p *lessonPane) View() []string {
 	}
 	textH := h - 1
 	var lines []string
-	want := renderKey{section: p.section, width: renderWidth(w)}
+	want := renderKey{section: p.section, width: w}
 	switch r, ok := p.rendered[want]; {
 	case ok && r.err != nil:
 		lines = []string{st.Bad.Render(r.err.Error())}
@@ -378,6 +414,9 @@ func (p *lessonPane) demoLine() string {
 		return st.Faint.Render("▶ " + fmt.Sprintf(phraseReplayDemo.in(p.lang), s.Demo.Lab) + " · " + s.Demo.String())
 	case s.Demo.Lab != p.lab:
 		return st.Warn.Render("▶ " + fmt.Sprintf(phraseOtherLab.in(p.lang), s.Demo.Lab, s.Demo.Lab))
+	case p.showsRunningDemo():
+		_, note := p.demos.runningDemo()
+		return st.Info.Render("▶ " + note)
 	}
 	return st.Info.Render("▶ "+phraseSeeThis.in(p.lang)) + st.Faint.Render(" · "+s.Demo.String())
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +10,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
 
 	"github.com/operator-lab/lab/content"
 )
@@ -195,7 +198,7 @@ func TestLessonRendersAreCachedAndFollowTheWidth(t *testing.T) {
 		t.Fatal("opening the lesson should render it in the background and say so meanwhile")
 	}
 	m = settle(t, m, cmd)
-	if _, ok := m.lesson.rendered[renderKey{section: 1, width: renderWidth(118)}]; !ok {
+	if _, ok := m.lesson.rendered[renderKey{section: 1, width: 118}]; !ok {
 		t.Fatal("the next section was not rendered ahead")
 	}
 	m, cmd = press(m, ">")
@@ -216,8 +219,8 @@ func TestLessonRendersAreCachedAndFollowTheWidth(t *testing.T) {
 		t.Fatal("while the new width renders, the old render should stay on screen")
 	}
 	m = settle(t, m, cmd)
-	if m.lesson.shown.width != renderWidth(98) {
-		t.Fatalf("shown at width %d, want %d", m.lesson.shown.width, renderWidth(98))
+	if m.lesson.shown.width != 98 {
+		t.Fatalf("shown for width %d, want 98", m.lesson.shown.width)
 	}
 }
 
@@ -336,4 +339,78 @@ func TestGoldenLessonPaneRussian120x40(t *testing.T) {
 	}
 	m, _ = press(m, "pgdown")
 	golden.RequireEqual(t, m.View())
+}
+
+// colourModel is a lesson model drawn in 256 colours on a dark background.
+func colourModel(w, h int, lab, lang string) Model {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	r.SetHasDarkBackground(true)
+	m := New(Options{Header: Header{Lab: lab}, Controls: newFakeControls(), Now: clocktesting.NewFakePassiveClock(t0).Now,
+		Renderer: r, Lang: lang})
+	return update(m, tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+// TestLessonPaneTablesKeepIdentifiersWhole: the Result table of 3.1, in
+// the pane at 80×24 and 120×40, with and without colour, never breaks an
+// identifier: at 120 columns it takes the whole pane, not the prose's 100.
+func TestLessonPaneTablesKeepIdentifiersWhole(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, colour := range []bool{false, true} {
+			m := newLessonModel(size[0], size[1], clocktesting.NewFakePassiveClock(t0), newFakeControls(), "3.1", "en")
+			if colour {
+				m = colourModel(size[0], size[1], "3.1", "en")
+			}
+			m = openDemoSection(t, m, "3.1", "result")
+			text := strings.ReplaceAll(ansi.Strip(strings.Join(m.lesson.lines, "\n")), "`", "")
+			table := text[strings.Index(text, "You return"):strings.Index(text, "The rate limiter's delay is")]
+			for _, word := range []string{"ctrl.Result{RequeueAfter:", "reconcile.TerminalError(err)", "AddRateLimited,", "AddAfter(d),"} {
+				if !strings.Contains(table, word) {
+					t.Errorf("%dx%d, colour %v: %q is broken:\n%s", size[0], size[1], colour, word, table)
+				}
+			}
+			if size[0] == 120 {
+				widest := 0
+				for _, l := range strings.Split(table, "\n") {
+					widest = max(widest, ansi.StringWidth(strings.TrimRight(l, " ")))
+				}
+				if inner := m.lesson.width; widest <= renderWidth(inner) {
+					t.Errorf("120x40, colour %v: the table is %d wide in a pane %d wide: it keeps to the prose's width", colour, widest, inner)
+				}
+			}
+		}
+	}
+}
+
+// TestLessonPaneLinesNeverEndInALoneParen: inline code is not padded with
+// spaces, which the wrapper broke lines at, leaving "(" or "):" alone.
+func TestLessonPaneLinesNeverEndInALoneParen(t *testing.T) {
+	for _, width := range []int{80, 100, 120} {
+		m := colourModel(width, 40, "3.1", "en")
+		m = openDemoSection(t, m, "3.1", "result")
+		for _, l := range m.lesson.lines {
+			l = strings.TrimSpace(ansi.Strip(l))
+			if strings.HasSuffix(l, "(") || strings.HasPrefix(l, "):") || strings.HasPrefix(l, ").") {
+				t.Errorf("width %d: %q", width, l)
+			}
+		}
+	}
+}
+
+// TestLessonPaneWithoutColourMarksCode: with NO_COLOR (no colour profile)
+// inline code keeps its backticks and code blocks have a bar on their
+// left, so that code does not pass for prose.
+func TestLessonPaneWithoutColourMarksCode(t *testing.T) {
+	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "3.1", "en")
+	m = openDemoSection(t, m, "3.1", "result")
+	text := strings.Join(m.lesson.lines, "\n")
+	for _, want := range []string{"When `Reconcile` returns", "  │ // Don't do this: the error makes the controller ignore RequeueAfter.",
+		"  │ return ctrl.Result{RequeueAfter: 5 * time.Second}, err"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the pane:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "│ When") || strings.Contains(text, "│ The same decision") {
+		t.Errorf("prose has the code bar:\n%s", text)
+	}
 }

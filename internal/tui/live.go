@@ -22,7 +22,7 @@ type live struct {
 	f        *focus // the selected object, which u, m and d act on
 	keys     liveKeys
 	controls Controls // nil in a replay, and until the lab is up
-	outage   *outage  // an outage demo to end
+	demo     *demoRun // the lesson demo under way, if any
 }
 
 // liveKeys act on the running lab.
@@ -229,7 +229,7 @@ func (l *live) cycleSwitch(name string, dir int, wrap bool) {
 		return
 	}
 	l.c.noteChanged(name)
-	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(name, value)), false)
+	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(name, value))+l.takeOver(name), false)
 }
 
 // effect says in one line what a switch's new value does to the next

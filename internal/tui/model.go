@@ -100,6 +100,7 @@ func New(opts Options) Model {
 	m.dash = newDashboard(c)
 	m.live = newLive(c, &m.dash.focus, opts.Controls)
 	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st, opts.Trace != nil)
+	m.lesson.demos = m.live
 	m.exercises = newExercisesLayer(st, m.lesson.lang, c.clock)
 	if opts.Trace != nil {
 		m.replay = newReplay(c, opts.Trace)
@@ -173,7 +174,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd, _ := m.replay.Update(msg)
 			return m, cmd
 		}
-		m.live.endOutage()
+		m.live.tickDemo()
 		return m, tick()
 	case spinner.TickMsg:
 		if m.screen != screenStartup {
@@ -187,6 +188,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case ReadyMsg:
 		return m.ready(msg)
+	case demoActedMsg:
+		m.live.demoActed(msg)
+		return m, nil
 	case actionDoneMsg:
 		if msg.err != nil {
 			m.c.setStatus(fmt.Sprintf("%s failed: %v", msg.what, msg.err), true)
@@ -208,6 +212,7 @@ func (m Model) ready(msg ReadyMsg) (tea.Model, tea.Cmd) {
 	render := tea.Cmd(nil)
 	if msg.Header.Lab != m.lesson.lab {
 		m.lesson = newLessonPane(msg.Header.Lab, m.lesson.lang, m.c.st, m.replay != nil)
+		m.lesson.demos = m.live
 		m.setSize(m.width, m.height) // the new pane has no size yet
 		render = m.syncLesson()
 	}

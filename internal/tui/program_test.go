@@ -101,11 +101,11 @@ func TestProgramOpensTheLessonAndRunsADemo(t *testing.T) {
 	}, teatest.WithDuration(10*time.Second))
 	tm.Send(keyMsg("w"))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		return bytes.Contains(b, []byte("demo external-deps: requeue=after, external=down; created lab/db-2"))
+		return bytes.Contains(b, []byte("demo external-deps: set requeue=after, backoff=lesson, external=down; created lab/db-2"))
 	}, teatest.WithDuration(10*time.Second))
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	if got := fmt.Sprint(fake.Calls()); got != "[requeue=after external=down create]" {
+	if got := fmt.Sprint(fake.Calls()); got != "[requeue=after backoff=lesson external=down create]" {
 		t.Fatalf("calls = %s", got)
 	}
 }
