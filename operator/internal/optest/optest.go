@@ -95,7 +95,7 @@ func Start(t testing.TB, opts Options) *Env {
 
 	bus := observe.NewBus()
 	rec := observe.NewRecorder(bus)
-	sw := switches.New(bus)
+	sw := switches.NewForLab(opts.Lab, bus)
 	if err := sw.Apply(opts.Set); err != nil {
 		t.Fatal(err)
 	}
