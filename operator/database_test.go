@@ -182,7 +182,9 @@ func TestExternalOutageShowsConditionBackoffBreakerAndRecovery(t *testing.T) {
 	key := env.Namespace + "/ledger"
 
 	env.WaitFor(t, waitLong, "the breaker to open", func(evs []observe.Event) bool {
-		return slices.ContainsFunc(evs, func(e observe.Event) bool { return e.Kind == observe.KindBreaker && e.Breaker().Transition() && e.To == "open" })
+		return slices.ContainsFunc(evs, func(e observe.Event) bool {
+			return e.Kind == observe.KindBreaker && e.Breaker().Transition() && e.To == "open"
+		})
 	})
 	db := &v1alpha1.Database{}
 	if err := env.Client.Get(ctx, clientKey(env.Namespace, "ledger"), db); err != nil {
