@@ -131,10 +131,10 @@ func (p *patternsPane) View() []string {
 	return lines[:min(len(lines), h)]
 }
 
-// breakerLines: the switch, the three states with the current one in [ ],
-// the failure count as it is now, the countdown to the probe while open,
-// the calls refused, and the transitions, newest last, with how long ago
-// each was — half-open included, which lasts only as long as the probe.
+// breakerLines: the switch and the calls refused, the three states with
+// the current one in [ ], the failure count as it is now, the countdown to
+// the probe while open, and the transitions, newest last, with how long
+// ago each was — half-open included, which lasts only as long as the probe.
 func (p *patternsPane) breakerLines(now time.Time) []string {
 	st, w := p.c.st, p.width
 	b := p.c.state.Breaker()
@@ -154,6 +154,12 @@ func (p *patternsPane) breakerLines(now time.Time) []string {
 	if v := p.c.switchValue(switches.NameBreaker); v != "" {
 		title += onOff(st, v)
 	}
+	switch {
+	case b.Refused == 1:
+		title += st.Faint.Render(" · 1 call refused")
+	case b.Refused > 1:
+		title += st.Faint.Render(fmt.Sprintf(" · %d calls refused", b.Refused))
+	}
 	lines := []string{title, "  " + strings.Join(cells, st.Faint.Render("›"))}
 	detail := fmt.Sprintf("  failures %d", b.Failures)
 	if b.State == state.BreakerOpen && !b.ProbeAt.IsZero() {
@@ -162,9 +168,6 @@ func (p *patternsPane) breakerLines(now time.Time) []string {
 		} else {
 			detail += " · probe due: the next call probes"
 		}
-	}
-	if b.Refused > 0 {
-		detail += fmt.Sprintf(" · %d refused", b.Refused)
 	}
 	lines = append(lines, st.Faint.Render(detail))
 	if b.Transitions > 0 {
@@ -198,20 +201,16 @@ func breakerHistory(b state.Breaker, now time.Time, w int) string {
 
 // breakerStep is a breaker event as a step of the reconcile it happened
 // in: a transition, the count a failure or success left, or a call the
-// breaker refused without making it.
+// breaker refused (and so never made), with the time left to the probe.
 func breakerStep(e observe.Event) string {
 	u := e.Breaker()
 	switch {
 	case u.Transition():
-		text := fmt.Sprintf("breaker %s → %s (failures %d)", u.From, u.State, u.Failures)
-		if u.ProbeIn > 0 {
-			text += ", probe in " + formatDuration(u.ProbeIn)
-		}
-		return text
+		return fmt.Sprintf("breaker %s → %s (failures %d)", u.From, u.State, u.Failures)
 	case u.Refused && u.ProbeIn > 0:
-		return fmt.Sprintf("breaker %s: call refused, not made · probe in %s", u.State, formatDuration(u.ProbeIn.Round(100*time.Millisecond)))
+		return fmt.Sprintf("breaker %s: call refused · probe in %s", u.State, formatDuration(u.ProbeIn.Round(100*time.Millisecond)))
 	case u.Refused:
-		return fmt.Sprintf("breaker %s: call refused, not made", u.State)
+		return fmt.Sprintf("breaker %s: call refused", u.State)
 	}
 	return fmt.Sprintf("breaker %s · failures %d", firstNonEmpty(u.State, "?"), u.Failures)
 }

@@ -164,7 +164,7 @@ func TestBreakerPaneShowsTheCountTheCountdownAndEachTransition(t *testing.T) {
 	sc.Reconcile(key, synth.After(time.Second), synth.BreakerRefused(state.BreakerOpen, 5, 4*time.Second))
 	m = fold(m, sc.Take())
 	clock.SetTime(sc.Now().Add(500 * time.Millisecond))
-	if pane := patternsView(m); !strings.Contains(pane, "next probe in 3.5s · 1 refused") {
+	if pane := patternsView(m); !strings.Contains(pane, "Circuit breaker on · 1 call refused") || !strings.Contains(pane, "failures 5 · next probe in 3.5s") {
 		t.Fatalf("after a refused call:\n%s", pane)
 	}
 
@@ -177,7 +177,7 @@ func TestBreakerPaneShowsTheCountTheCountdownAndEachTransition(t *testing.T) {
 	m = fold(m, sc.Take())
 	clock.SetTime(sc.Now().Add(2 * time.Second))
 	pane := patternsView(m)
-	if !strings.Contains(pane, "[closed]") || !strings.Contains(pane, "failures 0 · 1 refused") ||
+	if !strings.Contains(pane, "[closed]") || !strings.Contains(pane, "  failures 0\n") ||
 		!strings.Contains(pane, "open 8s › half-open 2s › closed 2s ago") {
 		t.Fatalf("after the probe closed it again:\n%s", pane)
 	}
@@ -215,9 +215,9 @@ func TestBreakerAndLimiterStepsSayWhatHappened(t *testing.T) {
 		e    observe.Event
 		want string
 	}{
-		{observe.BreakerRefusedEvent(state.BreakerOpen, 5, 4230*time.Millisecond), "breaker open: call refused, not made · probe in 4.2s"},
-		{observe.BreakerRefusedEvent(state.BreakerHalfOpen, 5, 0), "breaker half-open: call refused, not made"},
-		{observe.BreakerOpenedEvent(state.BreakerClosed, state.BreakerOpen, 5, 6*time.Second), "breaker closed → open (failures 5), probe in 6s"},
+		{observe.BreakerRefusedEvent(state.BreakerOpen, 5, 4230*time.Millisecond), "breaker open: call refused · probe in 4.2s"},
+		{observe.BreakerRefusedEvent(state.BreakerHalfOpen, 5, 0), "breaker half-open: call refused"},
+		{observe.BreakerOpenedEvent(state.BreakerClosed, state.BreakerOpen, 5, 6*time.Second), "breaker closed → open (failures 5)"},
 		{observe.BreakerEvent(state.BreakerOpen, state.BreakerHalfOpen, 5), "breaker open → half-open (failures 5)"},
 		{observe.BreakerCountEvent(state.BreakerClosed, 3), "breaker closed · failures 3"},
 		{observe.RateLimitEvent(2, 0), "rate limiter: 2 calls allowed at once"},
