@@ -75,8 +75,12 @@ func TestHelloWorldKeepsItsConfigMapInSync(t *testing.T) {
 	if creates != 1 {
 		t.Errorf("ConfigMap creates = %d, want 1\n%s", creates, optest.Dump(events))
 	}
-	if n := count(events, key, observe.KindReconcileEnd, observe.ResultError); n != 0 {
-		t.Errorf("%d reconciles failed\n%s", n, optest.Dump(events))
+	// Only a status write from an outdated copy may fail (a Conflict,
+	// returned and retried).
+	for _, e := range events {
+		if e.Kind == observe.KindReconcileEnd && e.Key == key && e.Result == observe.ResultError && !optest.StatusConflict(events, e) {
+			t.Errorf("a reconcile failed: %s\n%s", e.Error, optest.Dump(events))
+		}
 	}
 }
 
