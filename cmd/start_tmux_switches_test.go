@@ -25,7 +25,7 @@ func TestStartOffersOnlyTheSwitchesTheLabReads(t *testing.T) {
 	s := labtest.NewTmux(t, 120, 40, command)
 
 	s.WaitFor(2*time.Minute, "Starting your lab")
-	screen := s.WaitFor(3*time.Minute, "● LIVE", "Ready=True", "Reconcile sequence", "External system")
+	screen := s.WaitFor(3*time.Minute, "● LIVE", "HelloWorld  last: success", "Reconcile sequence", "External system")
 	t.Logf("Ready:\n%s", screen)
 	notShown := func(screen, when string, texts ...string) {
 		t.Helper()
