@@ -165,8 +165,10 @@ func (p *patternsPane) breakerLines(now time.Time) []string {
 	if b.State == state.BreakerOpen && !b.ProbeAt.IsZero() {
 		if left := b.ProbeAt.Sub(now); left > 0 {
 			detail += " · next probe in " + formatDuration(left.Round(100*time.Millisecond))
+		} else if due := detail + " · probe due: the next call probes"; ansi.StringWidth(due) <= w {
+			detail = due
 		} else {
-			detail += " · probe due: the next call probes"
+			detail += " · probe due"
 		}
 	}
 	lines = append(lines, st.Faint.Render(detail))
