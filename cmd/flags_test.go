@@ -107,6 +107,8 @@ func TestStartFlags(t *testing.T) {
 		"3.1 4.4":          "accepts 1 arg(s), received 2",
 		"4.4 --plain=soon": `invalid argument "soon" for "--plain"`,
 		"4.4 --color":      "unknown flag: --color",
+		// Lab 3.1's controller calls its dependency directly: no breaker.
+		"3.1 --set breaker=on": "switch breaker belongs to lab 4.4; lab 3.1's controller does not use it",
 	})
 }
 
@@ -137,6 +139,10 @@ func TestRunFlags(t *testing.T) {
 		"3.1 --for -1s":             "--for must not be negative",
 		"3.1 --scenario":            "flag needs an argument: --scenario",
 		"3.1 --scenario none --for": "flag needs an argument: --for",
+		// Switches lab 3.1's controller does not read change nothing there.
+		"3.1 --set breaker=on":                   "switch breaker belongs to lab 4.4; lab 3.1's controller does not use it",
+		"3.1 --set ratelimit=off":                "switch ratelimit belongs to lab 4.4",
+		"3.1 --set external=down,backoff=lesson": "switch backoff belongs to lab 4.4",
 	})
 }
 

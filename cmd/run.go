@@ -111,7 +111,11 @@ func switchHelp() string {
 			valid = strings.Join(s.Valid, "|")
 		}
 		def, _ := defaults.Get(s.Name)
-		fmt.Fprintf(&b, "  %-10s %s (default %s): %s\n", s.Name, valid, def, s.Help)
+		only := ""
+		if s.Labs != nil {
+			only = " (lab " + strings.Join(s.Labs, ", ") + " only)"
+		}
+		fmt.Fprintf(&b, "  %-10s %s (default %s): %s%s\n", s.Name, valid, def, s.Help, only)
 	}
 	return b.String()
 }
@@ -128,7 +132,7 @@ func (o *RunOptions) validate() error {
 	if o.For < 0 {
 		return fmt.Errorf("--for must not be negative (got %s)", o.For)
 	}
-	if err := switches.New(nil).Apply(o.setText()); err != nil {
+	if err := switches.NewForLab(o.Lab, nil).Apply(o.setText()); err != nil {
 		return err
 	}
 	_, err := o.scenario()

@@ -98,7 +98,7 @@ func (o *StartOptions) validate() error {
 	if _, err := labs.Get(o.Lab); err != nil {
 		return err
 	}
-	if err := switches.New(nil).Apply(o.setText()); err != nil {
+	if err := switches.NewForLab(o.Lab, nil).Apply(o.setText()); err != nil {
 		return err
 	}
 	if err := resolveLang(&o.Lang); err != nil {

@@ -73,8 +73,8 @@ func (d *referenceDriver) Switches() []tui.Switch {
 	out := make([]tui.Switch, 0, len(switchOrder))
 	for _, name := range switchOrder {
 		v, err := values.Get(name)
-		if err != nil {
-			continue
+		if err != nil || !d.sess.Switches.Has(name) {
+			continue // a switch the lab's controller does not read has no key
 		}
 		options := valid[name]
 		if name == switches.NameTimescale {

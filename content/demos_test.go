@@ -29,7 +29,7 @@ func TestDemosExistOnTheOperator(t *testing.T) {
 					t.Errorf("lesson %s section %s: %v", id, s.ID, err)
 				}
 			}
-			sw := switches.New(observe.Discard)
+			sw := switches.NewForLab(s.Demo.Lab, observe.Discard)
 			for _, set := range s.Demo.Settings() {
 				if err := sw.Set(set.Name, set.Value); err != nil {
 					t.Errorf("lesson %s section %s: switch %s=%s: %v", id, s.ID, set.Name, set.Value, err)

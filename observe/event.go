@@ -99,7 +99,7 @@ type Event struct {
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	Generation      int64  `json:"generation,omitempty"`
 
-	// queue.*
+	// queue.*, backoff; breaker: how long until an open breaker probes
 	Delay    Duration `json:"delay,omitempty"`
 	Failures int      `json:"failures,omitempty"`
 	Priority *int     `json:"priority,omitempty"`
@@ -117,7 +117,7 @@ type Event struct {
 	Source  string `json:"source,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
 
-	// phase, breaker
+	// phase, breaker (read a breaker event through Breaker)
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
 
@@ -128,8 +128,10 @@ type Event struct {
 
 	// backoff (Attempt counts from 1)
 	Attempt int `json:"attempt,omitempty"`
-	// ratelimit
-	Wait Duration `json:"wait,omitempty"`
+	// ratelimit (Calls: how many external calls the check was for; an old
+	// trace, which has waits only, leaves it out)
+	Wait  Duration `json:"wait,omitempty"`
+	Calls int      `json:"calls,omitempty"`
 	// external (Op: the call; scenario: the step)
 	Op        string  `json:"op,omitempty"`
 	LatencyMs float64 `json:"latencyMs,omitempty"`

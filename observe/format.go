@@ -92,9 +92,23 @@ func (e Event) Fields() Fields {
 		f.add("from", c.Source)
 		f.add("→", c.Outcome)
 		f.addQuoted("error", c.Error)
-	case KindPhase, KindBreaker:
+	case KindPhase:
 		f.add("", orNone(e.From)+" → "+orNone(e.To))
 		f.addInt("failures", int64(e.Failures))
+	case KindBreaker:
+		b := e.Breaker()
+		if b.Transition() {
+			f.add("", orNone(b.From)+" → "+orNone(b.State))
+			f.addInt("failures", int64(b.Failures))
+		} else {
+			// A count or a refusal: the count is the news, zero included.
+			f.add("", b.State)
+			f.add("failures", strconv.Itoa(b.Failures))
+		}
+		if b.Refused {
+			f.add("→", breakerRefused)
+		}
+		f.addDuration("probeIn", Duration(b.ProbeIn))
 	case KindCondition:
 		c := e.Condition()
 		f.add("", c.Type+"="+string(c.Status))
@@ -104,7 +118,14 @@ func (e Event) Fields() Fields {
 		f.addInt("attempt", int64(e.Attempt))
 		f.addDuration("delay", e.Delay)
 	case KindRateLimit:
-		f.addDuration("wait", e.Wait)
+		c := e.RateLimit()
+		if e.Calls > 0 { // an old trace's event, a wait, names no calls
+			f.add("calls", strconv.Itoa(c.Calls))
+		}
+		f.addDuration("wait", Duration(c.Wait))
+		if c.Wait == 0 {
+			f.add("→", "allowed")
+		}
 	case KindExternal:
 		c := e.ExternalCall()
 		f.add("", c.Op)

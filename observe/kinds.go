@@ -72,10 +72,63 @@ func (e Event) Condition() metav1.Condition {
 	return metav1.Condition{Type: e.Type, Status: metav1.ConditionStatus(e.Status), Reason: e.Reason, Message: e.Message}
 }
 
+// BreakerUpdate is what a breaker event reports: a transition (From →
+// State), a changed failure count, or a call the breaker refused.
+type BreakerUpdate struct {
+	// From is the state before a transition; "" when the state stayed.
+	From string
+	// State is the breaker's state after the event.
+	State string
+	// Failures is the consecutive failures the breaker counts.
+	Failures int
+	// ProbeIn is how long until an open breaker lets a probe through: its
+	// cooldown when it opens, what is left of it when it refuses a call.
+	// Zero when not reported (a learner's breaker, an old trace).
+	ProbeIn time.Duration
+	// Refused says the breaker refused a call, which was not made.
+	Refused bool
+}
+
+// Transition reports whether the event is a change of state.
+func (u BreakerUpdate) Transition() bool { return u.From != "" && u.From != u.State }
+
+// breakerRefused is a breaker event's outcome when it refused a call.
+const breakerRefused = "refused"
+
 // BreakerEvent reports a circuit breaker transition, with the consecutive
 // failures it had counted.
 func BreakerEvent(from, to string, failures int) Event {
 	return Event{Kind: KindBreaker, From: from, To: to, Failures: failures}
+}
+
+// BreakerOpenedEvent reports a breaker opening, with the failures that
+// opened it and its cooldown: how long until it lets a probe through.
+func BreakerOpenedEvent(from, to string, failures int, cooldown time.Duration) Event {
+	e := BreakerEvent(from, to, failures)
+	e.Delay = Duration(cooldown)
+	return e
+}
+
+// BreakerCountEvent reports the breaker's count of consecutive failures
+// changing without a change of state: one more failure, or a success
+// that reset it.
+func BreakerCountEvent(state string, failures int) Event {
+	return Event{Kind: KindBreaker, To: state, Failures: failures}
+}
+
+// BreakerRefusedEvent reports a call the breaker refused (it was open, or
+// another call's half-open probe was out), and how long until an open
+// breaker lets a probe through.
+func BreakerRefusedEvent(state string, failures int, probeIn time.Duration) Event {
+	return Event{Kind: KindBreaker, To: state, Failures: failures, Delay: Duration(probeIn), Outcome: breakerRefused}
+}
+
+// Breaker returns what a breaker event reports.
+func (e Event) Breaker() BreakerUpdate {
+	if e.Kind != KindBreaker {
+		return BreakerUpdate{}
+	}
+	return BreakerUpdate{From: e.From, State: e.To, Failures: e.Failures, ProbeIn: e.Delay.D(), Refused: e.Outcome == breakerRefused}
 }
 
 // BackoffEvent reports the delay a controller chose itself for its attempt
@@ -84,9 +137,28 @@ func BackoffEvent(attempt int, delay time.Duration) Event {
 	return Event{Kind: KindBackoff, Attempt: attempt, Delay: Duration(delay)}
 }
 
-// RateLimitEvent reports that a rate limiter made a call wait.
-func RateLimitEvent(wait time.Duration) Event {
-	return Event{Kind: KindRateLimit, Wait: Duration(wait)}
+// RateLimitCheck is what a ratelimit event reports: the rate limiter was
+// asked for calls external calls at once, and let them go at once (Wait
+// zero) or made them wait.
+type RateLimitCheck struct {
+	Calls int
+	Wait  time.Duration
+}
+
+// RateLimitEvent reports a rate-limiter check before calls external calls:
+// allowed at once (wait zero) or deferred by wait. Every check is
+// reported, so that waits can be counted against all calls.
+func RateLimitEvent(calls int, wait time.Duration) Event {
+	return Event{Kind: KindRateLimit, Calls: calls, Wait: Duration(wait)}
+}
+
+// RateLimit returns the check a ratelimit event reports. A trace recorded
+// before checks named their calls reported only waits, one call each.
+func (e Event) RateLimit() RateLimitCheck {
+	if e.Kind != KindRateLimit {
+		return RateLimitCheck{}
+	}
+	return RateLimitCheck{Calls: max(e.Calls, 1), Wait: e.Wait.D()}
 }
 
 // ExternalCall is what an external event reports: one call to a system

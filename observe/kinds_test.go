@@ -27,8 +27,12 @@ func TestConstructorsWriteTheRecordedFormat(t *testing.T) {
 		{observe.ConditionEvent(metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Down", Message: "m", ObservedGeneration: 3}),
 			`"kind":"condition","type":"Ready","status":"False","reason":"Down","message":"m"`},
 		{observe.BreakerEvent("closed", "open", 3), `"kind":"breaker","failures":3,"from":"closed","to":"open"`},
+		{observe.BreakerOpenedEvent("closed", "open", 5, 6*time.Second), `"kind":"breaker","delay":"6s","failures":5,"from":"closed","to":"open"`},
+		{observe.BreakerCountEvent("closed", 2), `"kind":"breaker","failures":2,"to":"closed"`},
+		{observe.BreakerRefusedEvent("open", 5, 4200*time.Millisecond), `"kind":"breaker","delay":"4.2s","failures":5,"outcome":"refused","to":"open"`},
 		{observe.BackoffEvent(2, time.Second), `"kind":"backoff","delay":"1s","attempt":2`},
-		{observe.RateLimitEvent(1500 * time.Millisecond), `"kind":"ratelimit","wait":"1.5s"`},
+		{observe.RateLimitEvent(1, 1500*time.Millisecond), `"kind":"ratelimit","wait":"1.5s","calls":1`},
+		{observe.RateLimitEvent(2, 0), `"kind":"ratelimit","calls":2`},
 		{observe.ExternalEvent(observe.ExternalCall{Op: "provision", Outcome: "unavailable", Latency: 5040 * time.Microsecond, Error: "down"}),
 			`"kind":"external","error":"down","outcome":"unavailable","op":"provision","latencyMs":5.04`},
 		{observe.SwitchEvent("external", "down"), `"kind":"switch","name":"external","value":"down"`},
@@ -125,6 +129,14 @@ func TestDetailOfTheTypedKinds(t *testing.T) {
 		{observe.SwitchEvent("external", "down"), "external=down"},
 		{observe.RunnerReadyEvent(observe.Switch{Name: "external", Values: []string{"healthy", "down"}}, "healthy"), "external=healthy values=healthy,down"},
 		{observe.RunnerReadyEvent(observe.Switch{}, ""), ""},
+		{observe.BreakerEvent("closed", "open", 5), "closed → open failures=5"},
+		{observe.BreakerOpenedEvent("closed", "open", 5, 6*time.Second), "closed → open failures=5 probeIn=6s"},
+		{observe.BreakerCountEvent("closed", 3), "closed failures=3"},
+		{observe.BreakerCountEvent("closed", 0), "closed failures=0"},
+		{observe.BreakerRefusedEvent("open", 5, 4200*time.Millisecond), "open failures=5 → refused probeIn=4.2s"},
+		{observe.RateLimitEvent(2, 0), "calls=2 → allowed"},
+		{observe.RateLimitEvent(1, time.Second), "calls=1 wait=1s"},
+		{observe.Event{Kind: observe.KindRateLimit, Wait: observe.Duration(time.Second)}, "wait=1s"},
 	} {
 		if got := tc.e.Detail(); got != tc.want {
 			t.Errorf("Detail(%s) = %q, want %q", tc.e.Kind, got, tc.want)
@@ -147,4 +159,52 @@ func roundTrip(t *testing.T, events []observe.Event) []observe.Event {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestOldBreakerAndRateLimitRecordingsReadAsTheyMeant: a trace recorded
+// before breaker events carried counts and refusals, and before every
+// rate-limiter check was reported, still reads: a transition without a
+// cooldown, a wait of one call.
+func TestOldBreakerAndRateLimitRecordingsReadAsTheyMeant(t *testing.T) {
+	old := `{"v":1,"seq":7,"time":"2026-01-02T03:04:05Z","kind":"breaker","failures":5,"from":"closed","to":"open"}
+{"v":1,"seq":8,"time":"2026-01-02T03:04:06Z","kind":"ratelimit","wait":"500ms"}
+`
+	events, err := observe.ReadAll(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := events[0].Breaker(); got != (observe.BreakerUpdate{From: "closed", State: "open", Failures: 5}) || !got.Transition() {
+		t.Errorf("old breaker event reads as %+v", got)
+	}
+	if got := events[1].RateLimit(); got != (observe.RateLimitCheck{Calls: 1, Wait: 500 * time.Millisecond}) {
+		t.Errorf("old ratelimit event reads as %+v", got)
+	}
+	if events[0].RateLimit() != (observe.RateLimitCheck{}) || events[1].Breaker() != (observe.BreakerUpdate{}) {
+		t.Errorf("an event of one kind was read as the other's")
+	}
+}
+
+func TestBreakerAndRateLimitAccessorsAfterARoundTrip(t *testing.T) {
+	events := roundTrip(t, []observe.Event{
+		observe.BreakerOpenedEvent("half-open", "open", 6, 3*time.Second),
+		observe.BreakerCountEvent("closed", 0),
+		observe.BreakerRefusedEvent("half-open", 5, 0),
+		observe.RateLimitEvent(2, 0),
+	})
+	want := []observe.BreakerUpdate{
+		{From: "half-open", State: "open", Failures: 6, ProbeIn: 3 * time.Second},
+		{State: "closed"},
+		{State: "half-open", Failures: 5, Refused: true},
+	}
+	for i, w := range want {
+		if got := events[i].Breaker(); got != w {
+			t.Errorf("breaker event %d reads as %+v, want %+v", i, got, w)
+		}
+	}
+	if events[1].Breaker().Transition() || events[2].Breaker().Transition() || !events[0].Breaker().Transition() {
+		t.Errorf("Transition() is true only for a change of state")
+	}
+	if got := events[3].RateLimit(); got != (observe.RateLimitCheck{Calls: 2}) {
+		t.Errorf("ratelimit check reads as %+v", got)
+	}
 }

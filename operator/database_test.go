@@ -182,7 +182,9 @@ func TestExternalOutageShowsConditionBackoffBreakerAndRecovery(t *testing.T) {
 	key := env.Namespace + "/ledger"
 
 	env.WaitFor(t, waitLong, "the breaker to open", func(evs []observe.Event) bool {
-		return slices.ContainsFunc(evs, func(e observe.Event) bool { return e.Kind == observe.KindBreaker && e.To == "open" })
+		return slices.ContainsFunc(evs, func(e observe.Event) bool {
+			return e.Kind == observe.KindBreaker && e.Breaker().Transition() && e.To == "open"
+		})
 	})
 	db := &v1alpha1.Database{}
 	if err := env.Client.Get(ctx, clientKey(env.Namespace, "ledger"), db); err != nil {
@@ -231,7 +233,7 @@ func TestExternalOutageShowsConditionBackoffBreakerAndRecovery(t *testing.T) {
 	// Breaker: opened after 5 failures, probed after its timeout, closed on success.
 	var breaker []string
 	for _, e := range events {
-		if e.Kind == observe.KindBreaker {
+		if e.Kind == observe.KindBreaker && e.Breaker().Transition() {
 			breaker = append(breaker, e.From+"→"+e.To)
 		}
 	}
@@ -378,9 +380,15 @@ func TestRateLimiterDefersCallsWithoutBlockingWorkers(t *testing.T) {
 		}
 		return true
 	})
-	limited := 0
+	limited, allowed := 0, 0
 	for _, e := range events {
 		if e.Kind != observe.KindRateLimit {
+			continue
+		}
+		// Every check is reported: the calls let through at once too, so
+		// that the waits can be counted against all calls.
+		if c := e.RateLimit(); c.Wait == 0 {
+			allowed += c.Calls
 			continue
 		}
 		limited++
@@ -397,5 +405,9 @@ func TestRateLimiterDefersCallsWithoutBlockingWorkers(t *testing.T) {
 	}
 	if limited == 0 {
 		t.Fatalf("no ratelimit events for 9 calls at 4/s with a burst of 3\n%s", optest.Dump(events))
+	}
+	// Each Database's health check, provision and ping were let through.
+	if allowed < 3*len(names) {
+		t.Errorf("%d calls allowed at once by the rate limiter, want at least %d\n%s", allowed, 3*len(names), optest.Dump(events))
 	}
 }

@@ -134,3 +134,75 @@ func TestTerminalSetsFailedConditionAndStopsRetrying(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenBreakerRefusalsBackOffInsteadOfLooping: with requeue=requeue and
+// the breaker open, each refused call is a step of its reconcile (a
+// breaker event saying when the probe comes), it takes no rate-limiter
+// token, and so the limiter's RequeueAfter — which makes the queue Forget
+// the key's failures — never resets the refusals' backoff: the retries
+// space out 5ms, 10ms, 20ms, … rather than looping several times a second
+// until the breaker lets its probe through.
+func TestOpenBreakerRefusalsBackOffInsteadOfLooping(t *testing.T) {
+	t.Parallel()
+	// timescale 10: the breaker stays open 6s, the limiter allows 20 calls/s.
+	env := optest.Start(t, optest.Options{Lab: operator.Lab44,
+		Set: "timescale=10,external=down,requeue=requeue,breaker=on,ratelimit=on,backoff=controller"})
+	createDatabase(t, env, "looping")
+	key := env.Namespace + "/looping"
+	transition := func(evs []observe.Event, from, to string) int {
+		return slices.IndexFunc(evs, func(e observe.Event) bool {
+			b := e.Breaker()
+			return e.Kind == observe.KindBreaker && b.Transition() && b.From == from && b.State == to
+		})
+	}
+	events := env.WaitFor(t, waitLong, "the breaker to open and, after its cooldown, let a probe through", func(evs []observe.Event) bool {
+		return transition(evs, "closed", "open") >= 0 && transition(evs, "open", "half-open") >= 0
+	})
+	opened, probed := transition(events, "closed", "open"), transition(events, "open", "half-open")
+	if cooldown := events[opened].Breaker().ProbeIn; cooldown != 6*time.Second {
+		t.Errorf("the open event says the probe comes in %s, want the cooldown 6s", cooldown)
+	}
+	window := events[opened+1 : probed]
+	ends, refusedIn := 0, map[string]bool{}
+	var failures []int
+	for _, e := range window {
+		if e.Key != key {
+			continue
+		}
+		switch e.Kind {
+		case observe.KindReconcileEnd:
+			ends++
+		case observe.KindBreaker:
+			if b := e.Breaker(); b.Refused {
+				refusedIn[e.ReconcileID] = true
+				if b.ProbeIn <= 0 || b.ProbeIn > 6*time.Second {
+					t.Errorf("a refusal says the probe comes in %s", b.ProbeIn)
+				}
+			}
+		case observe.KindQueueForget:
+			t.Errorf("queue.forget while the breaker was open: the refusals' backoff was reset\n%s", optest.Dump(window))
+		case observe.KindQueueAddRateLimited:
+			failures = append(failures, e.Failures)
+		case observe.KindRateLimit:
+			t.Errorf("a rate-limiter check while the breaker was open: a refused call took a token")
+		}
+	}
+	// 5ms·2ⁿ adds up to the 6s cooldown within about 11 retries; a few more
+	// come from the status writes' own watch events.
+	if ends > 20 {
+		t.Errorf("%d reconciles in the breaker's 6s cooldown, want at most 20 (a hot loop)\n%s", ends, optest.Dump(window))
+	}
+	for _, e := range window {
+		// The reconcile whose failed call opened the breaker ends in the window too.
+		opener := e.ReconcileID == events[opened].ReconcileID
+		if e.Kind == observe.KindReconcileEnd && e.Key == key && !opener && !refusedIn[e.ReconcileID] {
+			t.Errorf("reconcile %s ended %s with the breaker open and no refusal among its steps", e.ReconcileID, e.Result)
+		}
+	}
+	for i := 1; i < len(failures); i++ {
+		if failures[i] <= failures[i-1] {
+			t.Errorf("rate-limited requeues' failure counts %v do not keep growing", failures)
+			break
+		}
+	}
+}

@@ -87,7 +87,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	if bus == nil {
 		bus = observe.NewBus()
 	}
-	sw := switches.New(bus)
+	sw := switches.NewForLab(opts.Lab, bus)
 	if err := sw.Apply(opts.Set); err != nil {
 		return nil, err
 	}

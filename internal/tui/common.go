@@ -25,6 +25,7 @@ type common struct {
 	replay bool
 
 	namespace string // keys in it are shown by name alone
+	lab       string // the running (or replayed) lab: "3.1", "4.4"
 	// board is the switches the controls offer, in their order: which
 	// switches the lab has and their values before any switch event.
 	board []Switch

@@ -18,6 +18,9 @@
 // switches included, comes from the folded events, in live, replay and
 // --mine mode alike; the controls are asked only which switches the lab
 // has and, for a switch no event has reported yet, its value at start.
+// What a lab lacks is not drawn: lab 3.1's controller reads no breaker,
+// limiter or backoff switch and its objects have no phases, so its panes
+// show none of them, and those switches' keys say which lab they belong to.
 //
 // The screen is made of components in the manner of soft-serve: the
 // start-up screen, the dashboard (its panes: sequence, queue, objects,

@@ -137,6 +137,14 @@ func (l *live) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 			return nil, true
 		}
 	}
+	// The key of a switch this controller does not read is off (neither in
+	// the footer nor in the help), but pressing it still gets an answer.
+	for _, s := range k.switchKeys() {
+		if l.controls != nil && !s.b.Enabled() && slices.Contains(s.b.Keys(), km.String()) {
+			l.unavailable(km.String(), s.name)
+			return nil, true
+		}
+	}
 	switch {
 	case key.Matches(km, k.Pause):
 		l.togglePause()
@@ -230,6 +238,17 @@ func (l *live) cycleSwitch(name string, dir int, wrap bool) {
 	}
 	l.c.noteChanged(name)
 	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(name, value))+l.takeOver(name), false)
+}
+
+// unavailable says why a switch key does nothing here: the switch belongs
+// to another lab (the breaker in lab 3.1), or the learner's controller
+// makes that choice in code (--mine).
+func (l *live) unavailable(pressed, name string) {
+	if why := switches.Belongs(name, l.c.lab); why != "" {
+		l.c.setStatus(fmt.Sprintf("%s does nothing here: %s", pressed, why), true)
+		return
+	}
+	l.c.setStatus(fmt.Sprintf("%s does nothing here: this controller has no %s switch", pressed, name), true)
 }
 
 // effect says in one line what a switch's new value does to the next

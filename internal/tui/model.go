@@ -84,7 +84,7 @@ type Model struct {
 func New(opts Options) Model {
 	st := NewStyles(opts.Renderer)
 	c := newCommon(st, opts.Limits, opts.Now, opts.Trace != nil)
-	c.namespace = opts.Header.Namespace
+	c.namespace, c.lab = opts.Header.Namespace, opts.Header.Lab
 	m := Model{
 		c:       c,
 		keys:    newRootKeys(),
@@ -217,7 +217,7 @@ func (m Model) ready(msg ReadyMsg) (tea.Model, tea.Cmd) {
 		render = m.syncLesson()
 	}
 	m.header, m.events, m.dropped = msg.Header, msg.Events, msg.Dropped
-	m.c.namespace = msg.Header.Namespace
+	m.c.namespace, m.c.lab = msg.Header.Namespace, msg.Header.Lab
 	m.live.setControls(msg.Controls)
 	m.configure()
 	return m, tea.Batch(m.listen(), render)

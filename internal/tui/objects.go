@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -23,6 +24,17 @@ var (
 	}
 )
 
+// phasedKind is the kind whose status reports a phase of that state
+// machine; lab 3.1's HelloWorld has none, so its objects get no state
+// machine and no "no phase reported yet".
+var phasedKind = reflect.TypeOf(v1alpha1.Database{}).Name()
+
+// hasPhases reports whether an object goes through phases: its kind has
+// them, or it reported one.
+func hasPhases(o *state.Object) bool {
+	return o.Kind == phasedKind || o.Phase != "" || o.History.Len() > 0
+}
+
 func phaseNames(phases []v1alpha1.Phase) []string {
 	out := make([]string, len(phases))
 	for i, p := range phases {
@@ -39,8 +51,33 @@ type objectsPane struct {
 	size
 }
 
-func (p *objectsPane) Title() string { return "Objects & phases" }
-func (p *objectsPane) Hint() string  { return "state machine, current phase in [ ]" }
+// Title and Hint name phases only when the objects have them (not lab
+// 3.1's HelloWorlds).
+func (p *objectsPane) Title() string {
+	if p.phased() {
+		return "Objects & phases"
+	}
+	return "Objects"
+}
+
+func (p *objectsPane) Hint() string {
+	if p.phased() {
+		return "state machine, current phase in [ ]"
+	}
+	return "conditions and the last result"
+}
+
+// phased: until an object arrives the pane cannot tell (and says what it
+// always said); then only objects that go through phases make it so.
+func (p *objectsPane) phased() bool {
+	objects := p.c.state.Objects()
+	for _, o := range objects {
+		if hasPhases(o) {
+			return true
+		}
+	}
+	return len(objects) == 0
+}
 
 func (p *objectsPane) View() []string {
 	st, w, h := p.c.st, p.width, p.height
@@ -151,7 +188,7 @@ func (p *objectsPane) objectDetail(o *state.Object) []string {
 		if o.History.Len() > 0 {
 			lines = append(lines, "  "+p.phaseHistory(o, w-2))
 		}
-	} else {
+	} else if hasPhases(o) {
 		lines = append(lines, "  "+st.Faint.Render(fmt.Sprintf("%d reconcile(s), no phase reported yet", o.Reconciles)))
 	}
 	if len(o.Conditions) > 0 {

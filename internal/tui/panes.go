@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/operator-lab/lab/internal/tui/state"
+	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator/switches"
 )
 
 // queuePane is the work queue from inside: running, waiting (with how
@@ -150,8 +152,13 @@ func (p *backoffPane) View() []string {
 			series = all[0]
 		}
 	}
-	legend := st.RateLimiter.Render("█ rate limiter") + "  " +
-		st.RequeueAfter.Render("▓ RequeueAfter") + "  " + st.Lesson.Render("▒ lesson backoff")
+	// The lesson's backoff is one of the choosers only where the controller
+	// computes it (lab 4.4's backoff switch) or it was seen choosing.
+	lesson := p.c.hasSwitch(switches.NameBackoff) || p.c.state.Totals().ByKind[observe.KindBackoff] > 0
+	legend := st.RateLimiter.Render("█ rate limiter") + "  " + st.RequeueAfter.Render("▓ RequeueAfter")
+	if lesson {
+		legend += "  " + st.Lesson.Render("▒ lesson backoff")
+	}
 	if series == nil || series.Retries.Len() == 0 {
 		return []string{st.Faint.Render("No retries yet. Make the external system fail (e) and watch"),
 			st.Faint.Render("the delays grow here, labelled by who chose them."), "", legend}
@@ -178,7 +185,10 @@ func (p *backoffPane) View() []string {
 		lines = append(lines, retryLine(st, r, barW, short, afterFailure))
 	}
 	if ansi.StringWidth(legend) > w {
-		legend = st.RateLimiter.Render("█ limiter") + " " + st.RequeueAfter.Render("▓ RequeueAfter") + " " + st.Lesson.Render("▒ lesson")
+		legend = st.RateLimiter.Render("█ limiter") + " " + st.RequeueAfter.Render("▓ RequeueAfter")
+		if lesson {
+			legend += " " + st.Lesson.Render("▒ lesson")
+		}
 	}
 	if h-len(lines) >= 1 {
 		lines = append(lines, legend)

@@ -284,19 +284,11 @@ func drawStep(lr laneRow, e observe.Event) {
 	case observe.KindExternal:
 		lr.note(laneReconcile, fmt.Sprintf("external %s %s %s", e.Op, outcomeMark(e.Outcome), formatMs(e.LatencyMs)), outcomePaint(e.Outcome))
 	case observe.KindBreaker:
-		text := fmt.Sprintf("breaker %s → %s", e.From, e.To)
-		if e.To == "" {
-			text = "breaker"
-		}
-		lr.note(laneReconcile, fmt.Sprintf("%s (failures %d)", text, e.Failures), paintWarn)
+		lr.note(laneReconcile, breakerStep(e), paintWarn)
 	case observe.KindBackoff:
 		lr.note(laneReconcile, fmt.Sprintf("lesson backoff: attempt %d → wait %s", e.Attempt, formatDuration(e.Delay.D())), paintInfo)
 	case observe.KindRateLimit:
-		text := "rate limiter: allowed at once"
-		if e.Wait > 0 {
-			text = "rate limiter: wait " + formatDuration(e.Wait.D())
-		}
-		lr.note(laneReconcile, text, paintWarn)
+		lr.note(laneReconcile, rateLimitStep(e), paintWarn)
 	default:
 		lr.note(laneReconcile, string(e.Kind)+" "+firstNonEmpty(e.Message, e.Name, e.Value), paintFaint)
 	}

@@ -25,6 +25,19 @@ type Transition struct {
 	From, To State
 	// Failures is the consecutive failure count at the time of the change.
 	Failures int
+	// Cooldown is, for a change to Open, how long the breaker stays open
+	// before it lets a probe through.
+	Cooldown time.Duration
+}
+
+// Refusal describes a call the breaker refused, for observers.
+type Refusal struct {
+	// State is Open, or HalfOpen while another caller's probe is out.
+	State    State
+	Failures int
+	// ProbeIn is how long until an open breaker lets a probe through
+	// (zero while half-open: the probe is already out).
+	ProbeIn time.Duration
 }
 
 // Options configure a Breaker.
@@ -42,6 +55,15 @@ type Options struct {
 	// transitions are reported in order; it must be quick and must not call
 	// the breaker.
 	OnTransition func(ctx context.Context, t Transition)
+	// OnFailureCount, if set, is called when the count of consecutive
+	// failures changes without a change of state: a failure below the
+	// threshold, or a success that resets the count. Like OnTransition it
+	// runs under the lock with the call's context.
+	OnFailureCount func(ctx context.Context, state State, failures int)
+	// OnRefuse, if set, is called for every call the breaker refuses
+	// (returning ErrOpen without running it), under the lock, with the
+	// refused call's context.
+	OnRefuse func(ctx context.Context, r Refusal)
 	// IsFailure decides which errors count against the breaker (default: every
 	// non-nil error). A caller's own cancellation, say, should not open it.
 	IsFailure func(error) bool
@@ -116,7 +138,8 @@ func (b *Breaker) allow(ctx context.Context) (admission, error) {
 	defer b.mu.Unlock()
 	switch b.state {
 	case Open:
-		if b.opts.Now().Sub(b.openedAt) < b.opts.OpenTimeout() {
+		if left := b.opts.OpenTimeout() - b.opts.Now().Sub(b.openedAt); left > 0 {
+			b.refuseLocked(ctx, left)
 			return admission{}, ErrOpen
 		}
 		b.setLocked(ctx, HalfOpen)
@@ -124,6 +147,7 @@ func (b *Breaker) allow(ctx context.Context) (admission, error) {
 		return admission{generation: b.generation, probe: true}, nil
 	case HalfOpen:
 		if b.probing {
+			b.refuseLocked(ctx, 0)
 			return admission{}, ErrOpen
 		}
 		b.probing = true
@@ -164,9 +188,12 @@ func (b *Breaker) record(ctx context.Context, a admission, callErr error) {
 		if b.failures >= b.opts.Threshold {
 			b.openedAt = b.opts.Now()
 			b.setLocked(ctx, Open)
+		} else {
+			b.countedLocked(ctx)
 		}
-	case callErr == nil:
+	case callErr == nil && b.failures > 0:
 		b.failures = 0
+		b.countedLocked(ctx)
 	}
 }
 
@@ -175,9 +202,26 @@ func (b *Breaker) setLocked(ctx context.Context, to State) {
 		return
 	}
 	t := Transition{From: b.state, To: to, Failures: b.failures}
+	if to == Open {
+		t.Cooldown = b.opts.OpenTimeout()
+	}
 	b.state = to
 	b.generation++
 	if b.opts.OnTransition != nil {
 		b.opts.OnTransition(ctx, t)
+	}
+}
+
+// countedLocked reports a changed failure count in the same state.
+func (b *Breaker) countedLocked(ctx context.Context) {
+	if b.opts.OnFailureCount != nil {
+		b.opts.OnFailureCount(ctx, b.state, b.failures)
+	}
+}
+
+// refuseLocked reports a refused call.
+func (b *Breaker) refuseLocked(ctx context.Context, probeIn time.Duration) {
+	if b.opts.OnRefuse != nil {
+		b.opts.OnRefuse(ctx, Refusal{State: b.state, Failures: b.failures, ProbeIn: probeIn})
 	}
 }

@@ -3,6 +3,8 @@ package breaker_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -70,7 +72,7 @@ func TestOpensAtThresholdHalfOpensAfterTimeoutAndClosesOnSuccess(t *testing.T) {
 	}
 
 	want := []breaker.Transition{
-		{From: breaker.Closed, To: breaker.Open, Failures: 3},
+		{From: breaker.Closed, To: breaker.Open, Failures: 3, Cooldown: 30 * time.Second},
 		{From: breaker.Open, To: breaker.HalfOpen, Failures: 3},
 		{From: breaker.HalfOpen, To: breaker.Closed, Failures: 0},
 	}
@@ -280,4 +282,53 @@ func TestLateOutcomesAreIgnored(t *testing.T) {
 			t.Fatalf("2 failures after closing again, plus a late one: %s/%d, want closed/2", st, n)
 		}
 	})
+}
+
+// TestObserversSeeEveryCountAndRefusal: the live view shows the failure
+// count as it changes, not only when the state does, and each refused call
+// with how long until the probe.
+func TestObserversSeeEveryCountAndRefusal(t *testing.T) {
+	ctx := context.Background()
+	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	var seen []string
+	b := breaker.New(breaker.Options{
+		Threshold:   3,
+		OpenTimeout: func() time.Duration { return 30 * time.Second },
+		Now:         clock.Now,
+		OnTransition: func(_ context.Context, t breaker.Transition) {
+			seen = append(seen, fmt.Sprintf("%s→%s failures=%d cooldown=%s", t.From, t.To, t.Failures, t.Cooldown))
+		},
+		OnFailureCount: func(_ context.Context, st breaker.State, n int) {
+			seen = append(seen, fmt.Sprintf("%s failures=%d", st, n))
+		},
+		OnRefuse: func(_ context.Context, r breaker.Refusal) {
+			seen = append(seen, fmt.Sprintf("refused %s failures=%d probe in %s", r.State, r.Failures, r.ProbeIn))
+		},
+	})
+	_ = b.Call(ctx, succeed) // nothing to reset: no news
+	_ = b.Call(ctx, fail)
+	_ = b.Call(ctx, succeed)
+	_ = b.Call(ctx, fail)
+	_ = b.Call(ctx, fail)
+	_ = b.Call(ctx, fail)
+	clock.Step(10 * time.Second)
+	_ = b.Call(ctx, succeed)
+	clock.Step(20 * time.Second)
+	finish := slowCall(ctx, t, b, nil) // the probe, out while another call comes
+	_ = b.Call(ctx, succeed)
+	finish()
+	want := []string{
+		"closed failures=1",
+		"closed failures=0",
+		"closed failures=1",
+		"closed failures=2",
+		"closed→open failures=3 cooldown=30s",
+		"refused open failures=3 probe in 20s",
+		"open→half-open failures=3 cooldown=0s",
+		"refused half-open failures=3 probe in 0s",
+		"half-open→closed failures=0 cooldown=0s",
+	}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Errorf("observed:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
 }

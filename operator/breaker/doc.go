@@ -12,6 +12,11 @@
 // neither close it once it has opened nor count against it once it has
 // closed again.
 //
+// Observers (Options.OnTransition, OnFailureCount, OnRefuse) see every
+// change of state (an opening with its cooldown), every change of the
+// failure count and every refused call with what is left of the cooldown,
+// so a view can show the count as it grows and count down to the probe.
+//
 // The lesson's version (an unguarded struct flipping a state string) is a data
 // race with several workers and lets every waiting caller through at once when
 // the timeout passes; this one keeps all state under a mutex and hands the

@@ -106,11 +106,18 @@ func New(opts Options) *Reconciler {
 		OpenTimeout: func() time.Duration { return r.switches.Scale(BreakerOpenTimeout) },
 		Now:         r.now,
 		IsFailure: func(err error) bool {
-			// A reconcile cancelled on shutdown says nothing about the system.
-			return err != nil && !errors.Is(err, context.Canceled)
+			// A reconcile cancelled on shutdown says nothing about the
+			// system, nor does a call the rate limiter deferred.
+			return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errDeferred)
 		},
 		OnTransition: func(ctx context.Context, t breaker.Transition) {
-			observe.Emit(ctx, r.em, observe.BreakerEvent(string(t.From), string(t.To), t.Failures))
+			observe.Emit(ctx, r.em, observe.BreakerOpenedEvent(string(t.From), string(t.To), t.Failures, t.Cooldown))
+		},
+		OnFailureCount: func(ctx context.Context, st breaker.State, failures int) {
+			observe.Emit(ctx, r.em, observe.BreakerCountEvent(string(st), failures))
+		},
+		OnRefuse: func(ctx context.Context, x breaker.Refusal) {
+			observe.Emit(ctx, r.em, observe.BreakerRefusedEvent(string(x.State), x.Failures, x.ProbeIn))
 		},
 	})
 	return r
@@ -289,15 +296,13 @@ func (s *step) inProgress(message string) {
 
 // provision health-checks the external system, then provisions the database in it.
 func (s *step) provision(ctx context.Context) outcome {
-	if o, ok := s.rateLimit(ctx, 2); !ok {
-		return o
-	}
-	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
+	// Both calls' rate-limiter tokens are taken with the first.
+	if o, ok := s.external(ctx, 2, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
 		return o
 	}
 	var endpoint string
 	key := externalKey(s.db)
-	if o, ok := s.external(ctx, func(ctx context.Context) (err error) {
+	if o, ok := s.external(ctx, 0, func(ctx context.Context) (err error) {
 		endpoint, err = s.r.external.Provision(ctx, key, s.db.Spec.DatabaseName)
 		return err
 	}); !ok {
@@ -324,10 +329,7 @@ func (s *step) verify(ctx context.Context, storage resource.Quantity) outcome {
 		s.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonWaitingForWorkload, "waiting for the StatefulSet to roll out")
 		return stay()
 	}
-	if o, ok := s.rateLimit(ctx, 1); !ok {
-		return o
-	}
-	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.Ping(ctx, s.db.Status.Endpoint) }); !ok {
+	if o, ok := s.external(ctx, 1, func(ctx context.Context) error { return s.r.external.Ping(ctx, s.db.Status.Endpoint) }); !ok {
 		return o
 	}
 	s.db.Status.Ready = true
@@ -364,10 +366,7 @@ func (s *step) retry(ctx context.Context) outcome {
 			return outcome{result: reconcile.Result{RequeueAfter: readable(wait)}}
 		}
 	}
-	if o, ok := s.rateLimit(ctx, 1); !ok {
-		return o
-	}
-	if o, ok := s.external(ctx, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
+	if o, ok := s.external(ctx, 1, func(ctx context.Context) error { return s.r.external.HealthCheck(ctx) }); !ok {
 		return o
 	}
 	s.db.Status.NextRetryTime = nil
@@ -376,40 +375,65 @@ func (s *step) retry(ctx context.Context) outcome {
 	return moveTo(v1alpha1.PhaseProvisioning)
 }
 
-// rateLimit takes, all at once, the rate-limiter tokens for the external
-// calls this step is about to make (if the limiter is switched on). Taking
-// them one call at a time would let concurrent steps each spend a token on
-// their first call and then all wait for the second, for ever. ok is false
-// when the tokens are not there yet: o then returns RequeueAfter the wait —
-// the worker is free meanwhile.
-func (s *step) rateLimit(ctx context.Context, calls int) (o outcome, ok bool) {
-	if !s.sw.RateLimit {
-		return outcome{}, true
-	}
-	wait := s.r.reserve(s.sw, calls)
-	if wait <= 0 {
-		return outcome{}, true
-	}
-	wait = readable(wait)
-	observe.Emit(ctx, s.r.em, observe.RateLimitEvent(wait))
-	return outcome{result: reconcile.Result{RequeueAfter: wait}}, false
-}
+// errDeferred is what an external call returns, without being made, when
+// the rate limiter has no tokens for it yet: not a failure of the system.
+var errDeferred = errors.New("deferred by the rate limiter")
 
-// external makes one call to the external system through the breaker (if
-// switched on). ok is false when the call did not succeed; o then says what
-// the reconcile does.
-func (s *step) external(ctx context.Context, call func(context.Context) error) (o outcome, ok bool) {
+// external makes one call to the external system: through the breaker (if
+// switched on), then past the rate limiter (if switched on), which gives
+// it tokens for this and the step's next tokens-1 calls. ok is false when
+// the call did not succeed; o then says what the reconcile does.
+//
+// The breaker comes first: a call it refuses costs the external system
+// nothing, and no rate-limiter token either. Were the limiter asked
+// first, its RequeueAfter (which makes the queue Forget the key's
+// failures) would alternate with the refusals' retries and reset their
+// backoff for as long as the breaker stays open: a hot loop.
+func (s *step) external(ctx context.Context, tokens int, call func(context.Context) error) (o outcome, ok bool) {
+	var deferred *outcome
+	limited := func(ctx context.Context) error {
+		if d, ok := s.rateLimit(ctx, tokens); !ok {
+			deferred = &d
+			return errDeferred
+		}
+		return call(ctx)
+	}
 	var err error
 	if s.sw.Breaker {
-		err = s.r.breaker.Call(ctx, call)
+		err = s.r.breaker.Call(ctx, limited)
 	} else {
-		err = call(ctx)
+		err = limited(ctx)
 	}
-	if err != nil {
+	switch {
+	case deferred != nil:
+		return *deferred, false
+	case err != nil:
 		return s.externalFailed(ctx, err), false
 	}
 	s.setCondition(v1alpha1.ConditionExternalSystemAvailable, metav1.ConditionTrue, v1alpha1.ReasonAvailable, "external system answered")
 	return outcome{}, true
+}
+
+// rateLimit takes, all at once, the rate-limiter tokens for the external
+// calls this step is about to make (if the limiter is switched on; none
+// for calls whose tokens an earlier call took). Taking them one call at a
+// time would let concurrent steps each spend a token on their first call
+// and then all wait for the second, for ever. Every check is reported,
+// allowed or not, so a view can count waits against all calls. ok is false
+// when the tokens are not there yet: o then returns RequeueAfter the wait —
+// the worker is free meanwhile.
+func (s *step) rateLimit(ctx context.Context, calls int) (o outcome, ok bool) {
+	if !s.sw.RateLimit || calls == 0 {
+		return outcome{}, true
+	}
+	wait := s.r.reserve(s.sw, calls)
+	if wait <= 0 {
+		observe.Emit(ctx, s.r.em, observe.RateLimitEvent(calls, 0))
+		return outcome{}, true
+	}
+	wait = readable(wait)
+	observe.Emit(ctx, s.r.em, observe.RateLimitEvent(calls, wait))
+	return outcome{result: reconcile.Result{RequeueAfter: wait}}, false
 }
 
 // reserve takes n rate-limiter tokens now, or returns how long until they

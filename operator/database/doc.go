@@ -30,7 +30,8 @@
 // wait for the second). If the reservation would have to wait, it is
 // cancelled and the reconcile returns RequeueAfter — a worker never sleeps.
 // The lesson's reconciler-wide lastAPICall timestamp is a data race with
-// several workers. ("ratelimit" events.)
+// several workers. Every check is a "ratelimit" event, allowed or not, with
+// the calls it was for.
 //
 // Backoff. With backoff=lesson and requeue=after, the retry delay is
 // 5s·2ⁿ⁻¹ for the nth consecutive failure, capped at 5m (the shift is capped,
@@ -38,8 +39,15 @@
 // watch event or a restart does not reset them. ("backoff" events.)
 //
 // Circuit breaker. External calls go through operator/breaker: open after 5
-// consecutive failures, one probe after the (timescaled) open timeout.
-// ("breaker" events.)
+// consecutive failures, one probe after the (timescaled) open timeout. The
+// breaker is asked before the rate limiter: a call it refuses costs the
+// external system nothing and takes no token, and is reported as the
+// requeue switch says, like any failure. (Asked after, the limiter's
+// RequeueAfter — a Forget — would keep resetting the queue's backoff of
+// the refusals: with requeue=requeue, a few reconciles a second for as
+// long as the breaker stays open.) "breaker" events report each
+// transition (an opening with its cooldown), each change of the failure
+// count and each refused call.
 //
 // Every delay the controller chooses is divided by the timescale switch.
 package database

@@ -16,7 +16,9 @@
 //     read through the APIReader (a cached read would start an informer on
 //     every Secret), whose "signature" key is copied into the ConfigMap;
 //   - a spec that can never work (count above 10) is a permanent error:
-//     reconcile.TerminalError, no retries.
+//     reconcile.TerminalError, no retries;
+//   - a Conflict on the status write (the copy read was outdated) is
+//     returned, wrapped: the queue's retry reads fresh data.
 //
 // With requeue=after it waits a fixed 5 s (divided by the timescale) — the
 // lesson's "dependency not ready, check again soon". The backoff, breaker and

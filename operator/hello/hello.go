@@ -155,16 +155,17 @@ func (r *Reconciler) signature(ctx context.Context, hw *v1alpha1.HelloWorld) (st
 // conditions. Writing only on change keeps a steady state free of writes
 // (each write is a watch event that would reconcile the object again).
 //
-// A conflict means this reconcile worked from an outdated copy (typically the
-// cache had not caught up with our own previous write); NotFound means the
-// object is gone. Either way the newer state's watch event queues another
-// reconcile, so the write is dropped silently, without condition events.
+// A Conflict means this reconcile worked from an outdated copy (typically
+// the cache had not caught up with a newer write): as the lesson says, it
+// is returned, wrapped, and the queue's retry works from fresh data.
+// NotFound means the object is gone: there is no status left to write.
+// Either way no condition events follow, as nothing was persisted.
 func (r *Reconciler) persist(ctx context.Context, hw *v1alpha1.HelloWorld, before *v1alpha1.HelloWorldStatus, conds *status.Conditions) error {
 	if equality.Semantic.DeepEqual(before, &hw.Status) {
 		return nil
 	}
 	if err := r.Client.Status().Update(ctx, hw); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("update status of HelloWorld %s/%s: %w", hw.Namespace, hw.Name, err)

@@ -120,7 +120,7 @@ func observed(events []observe.Event) observation {
 			key = e.Key
 		}
 		switch {
-		case e.Kind == observe.KindBreaker:
+		case e.Kind == observe.KindBreaker && e.Breaker().Transition():
 			o.breaker = append(o.breaker, e.From+"→"+e.To)
 		case e.Key != key || key == "":
 		case e.Kind == observe.KindPhase:

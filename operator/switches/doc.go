@@ -10,4 +10,12 @@
 // as `lab run --set` does; bad input gives an error that lists the valid
 // names or values. Effect says in one line what a value does to the next
 // reconciles, which the live view shows when a learner flips a switch.
+//
+// Not every lab's controller reads every switch: the breaker, ratelimit and
+// backoff switches belong to lab 4.4, whose Database controller calls its
+// external system through those patterns; lab 3.1's HelloWorld controller
+// calls its dependency directly. That fact is written here once (ForLab,
+// InLab, OnlyIn); NewForLab's switches refuse, with an error that says
+// where the switch belongs, a switch their lab does not read, and the live
+// view offers no key for it.
 package switches

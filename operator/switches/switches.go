@@ -70,6 +70,13 @@ const (
 	NameWorkers   = "workers"
 )
 
+// patternsLab is lab 4.4 (operator.Lab44; operator imports this package, so
+// the id is written here too, and this package's tests check it names a
+// lab): its Database controller alone calls the external system through the
+// circuit breaker and the rate limiter, and computes the lesson's backoff.
+// Lab 3.1's HelloWorld controller calls its dependency directly.
+const patternsLab = "4.4"
+
 // Values is a snapshot of every switch.
 type Values struct {
 	Requeue   Requeue
@@ -125,7 +132,7 @@ func (v Values) Get(name string) (string, error) {
 	case NameWorkers:
 		return strconv.Itoa(v.Workers), nil
 	}
-	return "", unknownName(name)
+	return "", unknownName(name, "")
 }
 
 // String renders every switch as "k=v,k=v" in the order of Names, which
@@ -161,6 +168,8 @@ type spec struct {
 	// runner names its own states.
 	effect func(value string) string
 	set    func(v *Values, text string) error
+	// labs are the labs whose controller reads the switch; nil: every lab's.
+	labs []string
 }
 
 // Choice is one value of a switch and, in a line, what it does to the next
@@ -196,19 +205,22 @@ var specs = []spec{
 			{"on", "external calls go through the circuit breaker"},
 			{"off", "external calls bypass the circuit breaker"},
 		},
-		set: func(v *Values, t string) error { v.Breaker = t == "on"; return nil }},
+		set:  func(v *Values, t string) error { v.Breaker = t == "on"; return nil },
+		labs: []string{patternsLab}},
 	{name: NameRateLimit, help: "client-side rate limiting of external calls",
 		choices: []Choice{
 			{"on", "external calls are rate limited (x/time/rate)"},
 			{"off", "external calls are not rate limited"},
 		},
-		set: func(v *Values, t string) error { v.RateLimit = t == "on"; return nil }},
+		set:  func(v *Values, t string) error { v.RateLimit = t == "on"; return nil },
+		labs: []string{patternsLab}},
 	{name: NameBackoff, help: "who chooses retry delays",
 		choices: []Choice{
 			{string(BackoffController), "retry delays come from the queue's rate limiter"},
 			{string(BackoffLesson), "retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter"},
 		},
-		set: func(v *Values, t string) error { v.Backoff = Backoff(t); return nil }},
+		set:  func(v *Values, t string) error { v.Backoff = Backoff(t); return nil },
+		labs: []string{patternsLab}},
 	{name: NameExternal, help: "behaviour of the simulated external system",
 		choices: []Choice{
 			{string(ExternalHealthy), externalEffect(string(ExternalHealthy))},
@@ -293,22 +305,90 @@ type Info struct {
 	// described by ValidText.
 	Valid     []string
 	ValidText string
+	// Labs are the labs whose controller alone reads the switch; nil when
+	// every lab's does.
+	Labs []string
 }
 
 // All describes every switch, in a stable order.
 func All() []Info {
 	out := make([]Info, 0, len(specs))
 	for _, s := range specs {
-		out = append(out, Info{Name: s.name, Help: s.help, Valid: s.valid(), ValidText: s.validText})
+		out = append(out, s.info())
 	}
 	return out
 }
 
+// ForLab describes the switches lab's controller reads, in All's order.
+func ForLab(lab string) []Info {
+	out := make([]Info, 0, len(specs))
+	for _, s := range specs {
+		if s.in(lab) {
+			out = append(out, s.info())
+		}
+	}
+	return out
+}
+
+func (s spec) info() Info {
+	return Info{Name: s.name, Help: s.help, Valid: s.valid(), ValidText: s.validText, Labs: slices.Clone(s.labs)}
+}
+
+// in reports whether lab's controller reads the switch ("" stands for
+// every lab: the switches of New).
+func (s spec) in(lab string) bool {
+	return lab == "" || s.labs == nil || slices.Contains(s.labs, lab)
+}
+
+// InLab reports whether lab's controller reads the named switch: setting
+// one it does not read would change nothing on screen or in the cluster.
+func InLab(name, lab string) bool {
+	s, ok := lookup(name)
+	return ok && s.in(lab)
+}
+
+// OnlyIn lists the labs whose controller alone reads the named switch; nil
+// when every lab's does (or the switch is unknown).
+func OnlyIn(name string) []string {
+	s, _ := lookup(name)
+	return slices.Clone(s.labs)
+}
+
+// NotInLab is the error for setting, in lab, a switch its controller does
+// not read: Belongs, and the switches lab does read. Nil when lab reads it.
+func NotInLab(name, lab string) error {
+	s, ok := lookup(name)
+	if !ok {
+		return unknownName(name, lab)
+	}
+	if s.in(lab) {
+		return nil
+	}
+	return fmt.Errorf("%s (switches of lab %s: %s)", Belongs(name, lab), lab, strings.Join(namesIn(lab), ", "))
+}
+
+// Belongs says, for a switch lab's controller does not read, which lab
+// it belongs to: "switch breaker belongs to lab 4.4; lab 3.1's controller
+// does not use it". "" when lab reads it.
+func Belongs(name, lab string) string {
+	s, ok := lookup(name)
+	if !ok || s.in(lab) {
+		return ""
+	}
+	return fmt.Sprintf("switch %s belongs to lab %s; lab %s's controller does not use it", name, strings.Join(s.labs, ", "), lab)
+}
+
 // Names lists the switch names in a stable order.
-func Names() []string {
+func Names() []string { return namesIn("") }
+
+// namesIn lists the names of the switches lab's controller reads ("":
+// every switch).
+func namesIn(lab string) []string {
 	out := make([]string, 0, len(specs))
 	for _, s := range specs {
-		out = append(out, s.name)
+		if s.in(lab) {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }
@@ -322,16 +402,17 @@ func lookup(name string) (spec, bool) {
 	return spec{}, false
 }
 
-func unknownName(name string) error {
-	return fmt.Errorf("unknown switch %q (valid: %s)", name, strings.Join(Names(), ", "))
+func unknownName(name, lab string) error {
+	return fmt.Errorf("unknown switch %q (valid: %s)", name, strings.Join(namesIn(lab), ", "))
 }
 
-// parse validates text for the named switch and applies it to v.
-func parse(v *Values, name, text string) error {
-	s, ok := lookup(name)
-	if !ok {
-		return unknownName(name)
+// parse validates text for the named switch of lab's controller ("":
+// any) and applies it to v.
+func parse(v *Values, lab, name, text string) error {
+	if err := NotInLab(name, lab); err != nil {
+		return err
 	}
+	s, _ := lookup(name)
 	if valid := s.valid(); valid != nil {
 		if !slices.Contains(valid, text) {
 			return fmt.Errorf("switch %s: invalid value %q (valid: %s)", name, text, strings.Join(valid, ", "))
@@ -350,16 +431,30 @@ type Switches struct {
 	v       Values
 	em      observe.Emitter
 	started bool
+	// lab is the lab whose controller reads these switches ("": every
+	// switch may be set).
+	lab string
 }
 
 // New returns switches at their Defaults that emit a "switch" event to em
-// (nil: none) on every change.
-func New(em observe.Emitter) *Switches {
+// (nil: none) on every change. Every switch may be set; NewForLab only
+// those a lab's controller reads.
+func New(em observe.Emitter) *Switches { return NewForLab("", em) }
+
+// NewForLab is New for the controller of lab: setting a switch it does not
+// read (the breaker in lab 3.1, say) is an error that says which lab the
+// switch belongs to, and Has reports it absent. Values still holds every
+// field, at its default for a switch the lab does not read.
+func NewForLab(lab string, em observe.Emitter) *Switches {
 	if em == nil {
 		em = observe.Discard
 	}
-	return &Switches{v: Defaults(), em: em}
+	return &Switches{v: Defaults(), em: em, lab: lab}
 }
+
+// Has reports whether the lab's controller reads the named switch, so that
+// a control for it does something.
+func (s *Switches) Has(name string) bool { return InLab(name, s.lab) }
 
 // Get returns a snapshot of every switch.
 func (s *Switches) Get() Values {
@@ -410,7 +505,7 @@ func (s *Switches) apply(pairs [][2]string) error {
 			s.mu.Unlock()
 			return fmt.Errorf("switch %s applies when the operator starts; restart it to change the number of workers", NameWorkers)
 		}
-		if err := parse(&next, p[0], p[1]); err != nil {
+		if err := parse(&next, s.lab, p[0], p[1]); err != nil {
 			s.mu.Unlock()
 			return err
 		}

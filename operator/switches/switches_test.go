@@ -2,6 +2,7 @@ package switches_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/operator-lab/lab/observe"
+	"github.com/operator-lab/lab/operator"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
@@ -171,5 +173,65 @@ func TestEveryValueSaysWhatItDoes(t *testing.T) {
 		if got := switches.Effect(c.name, c.value); got != c.want {
 			t.Errorf("Effect(%s, %s) = %q, want %q", c.name, c.value, got, c.want)
 		}
+	}
+}
+
+// TestSwitchesBelongToTheLabsThatReadThem: lab 3.1's HelloWorld controller
+// calls its dependency directly, so the breaker, ratelimit and backoff
+// switches, which would change nothing there, are lab 4.4's alone.
+func TestSwitchesBelongToTheLabsThatReadThem(t *testing.T) {
+	var names31 []string
+	for _, info := range switches.ForLab(operator.Lab31) {
+		names31 = append(names31, info.Name)
+	}
+	if got := strings.Join(names31, ","); got != "requeue,external,flakiness,timescale,workers" {
+		t.Errorf("lab 3.1's switches = %s", got)
+	}
+	if len(switches.ForLab(operator.Lab44)) != len(switches.All()) {
+		t.Errorf("lab 4.4 reads %d of %d switches, want all", len(switches.ForLab(operator.Lab44)), len(switches.All()))
+	}
+	// Every lab a switch names is one the operator runs.
+	for _, info := range switches.All() {
+		for _, lab := range info.Labs {
+			if !slices.Contains(operator.Labs(), lab) {
+				t.Errorf("switch %s belongs to lab %q, which the operator does not run (labs: %v)", info.Name, lab, operator.Labs())
+			}
+		}
+	}
+	for _, name := range []string{switches.NameBreaker, switches.NameRateLimit, switches.NameBackoff} {
+		if switches.InLab(name, operator.Lab31) || !switches.InLab(name, operator.Lab44) {
+			t.Errorf("%s: in 3.1 %v, in 4.4 %v", name, switches.InLab(name, operator.Lab31), switches.InLab(name, operator.Lab44))
+		}
+		if got := switches.OnlyIn(name); !slices.Equal(got, []string{operator.Lab44}) {
+			t.Errorf("OnlyIn(%s) = %v", name, got)
+		}
+	}
+	if switches.OnlyIn(switches.NameRequeue) != nil || switches.Belongs(switches.NameRequeue, operator.Lab31) != "" {
+		t.Errorf("requeue is every lab's switch")
+	}
+}
+
+func TestSwitchesOfALabRefuseTheOthersAndSayWhereTheyBelong(t *testing.T) {
+	em := &collect{}
+	s := switches.NewForLab(operator.Lab31, em)
+	err := s.Apply("requeue=error,breaker=off")
+	want := "switch breaker belongs to lab 4.4; lab 3.1's controller does not use it (switches of lab 3.1: requeue, external, flakiness, timescale, workers)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Apply(breaker=off) in 3.1: err = %v\nwant %s", err, want)
+	}
+	if s.Get() != switches.Defaults() || len(em.events) != 0 {
+		t.Errorf("a refused Apply changed something: %+v, %d events", s.Get(), len(em.events))
+	}
+	if s.Has(switches.NameBreaker) || !s.Has(switches.NameExternal) {
+		t.Errorf("Has: breaker %v, external %v", s.Has(switches.NameBreaker), s.Has(switches.NameExternal))
+	}
+	if err := s.Apply("requeue=error,external=down"); err != nil {
+		t.Errorf("3.1's own switches: %v", err)
+	}
+	if err := s.Set("colour", "blue"); err == nil || !strings.Contains(err.Error(), "valid: requeue, external, flakiness, timescale, workers") {
+		t.Errorf("unknown switch in 3.1: %v", err)
+	}
+	if err := switches.NewForLab(operator.Lab44, nil).Apply("breaker=off,ratelimit=off,backoff=controller"); err != nil {
+		t.Errorf("4.4 reads them all: %v", err)
 	}
 }

@@ -16,15 +16,20 @@ const (
 // Breaker is the circuit breaker in front of the external system.
 type Breaker struct {
 	// Seen is set once any breaker event arrived.
-	Seen     bool
+	Seen bool
+	// State is the state now; Failures the consecutive failures it counts,
+	// as of the last event (each failure reports the new count).
 	State    string
 	Failures int
 	Since    time.Time
 	// ProbeAt is when an open breaker lets a probe through, when the
-	// operator reported its open timeout (in the event's delay).
+	// operator reported it (its cooldown on opening, what was left of it
+	// on each refusal).
 	ProbeAt     time.Time
 	Transitions int
-	History     *Ring[BreakerChange]
+	// Refused counts the calls the breaker refused.
+	Refused int
+	History *Ring[BreakerChange]
 }
 
 // BreakerChange is one breaker transition.
@@ -39,9 +44,16 @@ type RateLimit struct {
 	Seen bool
 	// Checks counts ratelimit events; Delayed those that had to wait.
 	Checks, Delayed int
-	LastWait        time.Duration
-	LastAt          time.Time
-	Waits           *Ring[time.Duration]
+	// Calls counts the external calls the limiter was asked about, Waited
+	// those it made wait. EveryCall says the stream reports every check; a
+	// trace recorded when only waits were reported leaves the calls let
+	// through uncounted, so Calls is only its waits.
+	Calls, Waited int
+	EveryCall     bool
+	// LastWait is the last wait, at LastAt.
+	LastWait time.Duration
+	LastAt   time.Time
+	Waits    *Ring[time.Duration]
 }
 
 // External summarises calls to the (simulated) external system.
@@ -82,29 +94,42 @@ func (s *State) Gate() Gate { return s.gate }
 
 func (s *State) onBreaker(e observe.Event) {
 	b := &s.breaker
+	u := e.Breaker()
 	b.Seen = true
-	b.Failures = e.Failures
-	if e.To == "" || (e.To == b.State && e.From == "") {
-		return // a failure count update without a transition
+	b.Failures = u.Failures
+	if u.Refused {
+		b.Refused++
 	}
-	b.History.Push(BreakerChange{From: e.From, To: e.To, Failures: e.Failures, At: e.Time})
-	b.Transitions++
-	b.State, b.Since = e.To, e.Time
-	b.ProbeAt = time.Time{}
-	if e.To == BreakerOpen && e.Delay > 0 {
-		b.ProbeAt = e.Time.Add(e.Delay.D())
+	switch {
+	case u.Transition():
+		b.History.Push(BreakerChange{From: u.From, To: u.State, Failures: u.Failures, At: e.Time})
+		b.Transitions++
+		b.State, b.Since = u.State, e.Time
+		b.ProbeAt = time.Time{}
+	case u.State != "" && u.State != b.State:
+		// A count or a refusal in a state no transition announced (the
+		// transition's event was dropped): believe the newer event.
+		b.State, b.Since = u.State, e.Time
+		b.ProbeAt = time.Time{}
+	}
+	if b.State == BreakerOpen && u.ProbeIn > 0 {
+		b.ProbeAt = e.Time.Add(u.ProbeIn)
 	}
 }
 
 func (s *State) onRateLimit(e observe.Event) {
 	r := &s.rateLimit
+	c := e.RateLimit()
 	r.Seen = true
 	r.Checks++
-	r.LastWait, r.LastAt = e.Wait.D(), e.Time
-	if e.Wait > 0 {
+	r.Calls += c.Calls
+	r.EveryCall = r.EveryCall || e.Calls > 0
+	if c.Wait > 0 {
 		r.Delayed++
+		r.Waited += c.Calls
+		r.LastWait, r.LastAt = c.Wait, e.Time
+		r.Waits.Push(c.Wait)
 	}
-	r.Waits.Push(e.Wait.D())
 }
 
 func (s *State) onExternal(e observe.Event) {

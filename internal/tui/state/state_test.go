@@ -343,3 +343,47 @@ func TestGateFollowsTheGatesOwnEvents(t *testing.T) {
 		t.Fatalf("after resume: %+v", g)
 	}
 }
+
+// TestBreakerFollowsCountsRefusalsAndTransitions: every failure moves the
+// count; each refusal says anew when the probe comes; a count in a state
+// whose transition was dropped is believed.
+func TestBreakerFollowsCountsRefusalsAndTransitions(t *testing.T) {
+	s := state.New(state.Limits{})
+	at := func(d time.Duration, e observe.Event) observe.Event { e.Time = t0.Add(d); return e }
+	s.Apply(
+		at(0, observe.BreakerCountEvent(state.BreakerClosed, 1)),
+		at(time.Second, observe.BreakerCountEvent(state.BreakerClosed, 2)),
+	)
+	if b := s.Breaker(); b.State != state.BreakerClosed || b.Failures != 2 || b.Transitions != 0 {
+		t.Fatalf("after two failures: %+v", b)
+	}
+	s.Apply(
+		at(2*time.Second, observe.BreakerOpenedEvent(state.BreakerClosed, state.BreakerOpen, 3, 6*time.Second)),
+		at(5*time.Second, observe.BreakerRefusedEvent(state.BreakerOpen, 3, 2500*time.Millisecond)),
+	)
+	b := s.Breaker()
+	if b.State != state.BreakerOpen || b.Refused != 1 || !b.ProbeAt.Equal(t0.Add(7500*time.Millisecond)) || b.Transitions != 1 {
+		t.Fatalf("open, one refusal: %+v", b)
+	}
+	// The half-open and closed transitions were dropped: a count in the
+	// closed state is believed.
+	s.Apply(at(9*time.Second, observe.BreakerCountEvent(state.BreakerClosed, 1)))
+	if b := s.Breaker(); b.State != state.BreakerClosed || b.Failures != 1 || !b.ProbeAt.IsZero() {
+		t.Fatalf("after a count in the closed state: %+v", b)
+	}
+}
+
+// TestRateLimitCountsCallsNotEvents: a check names its calls; a trace from
+// before every check was reported has waits only, one call each.
+func TestRateLimitCountsCallsNotEvents(t *testing.T) {
+	s := state.New(state.Limits{})
+	s.Apply(observe.RateLimitEvent(2, 0), observe.RateLimitEvent(3, time.Second), observe.RateLimitEvent(1, 0))
+	if rl := s.RateLimit(); rl.Calls != 6 || rl.Waited != 3 || rl.Checks != 3 || rl.Delayed != 1 || !rl.EveryCall || rl.LastWait != time.Second {
+		t.Fatalf("rate limit = %+v", rl)
+	}
+	old := state.New(state.Limits{})
+	old.Apply(observe.Event{Kind: observe.KindRateLimit, Wait: observe.Duration(time.Second)})
+	if rl := old.RateLimit(); rl.Calls != 1 || rl.Waited != 1 || rl.EveryCall {
+		t.Fatalf("old trace: %+v", rl)
+	}
+}

@@ -101,24 +101,41 @@ func External(op, outcome string, latency time.Duration) Step {
 	}
 }
 
-// Breaker is a breaker transition; openFor is reported as the delay when it opens.
+// Breaker is a breaker transition; openFor is reported as the cooldown
+// when it opens.
 func Breaker(from, to string, failures int, openFor time.Duration) Step {
-	return func(s *Script, key, id string) {
-		s.Emit(observe.Event{Kind: observe.KindBreaker, Key: key, ReconcileID: id, From: from, To: to, Failures: failures, Delay: observe.Duration(openFor)})
-	}
+	return step(observe.BreakerOpenedEvent(from, to, failures, openFor))
+}
+
+// BreakerCount is the breaker's failure count changing in its state.
+func BreakerCount(state string, failures int) Step {
+	return step(observe.BreakerCountEvent(state, failures))
+}
+
+// BreakerRefused is the breaker refusing a call, the probe due in probeIn.
+func BreakerRefused(state string, failures int, probeIn time.Duration) Step {
+	return step(observe.BreakerRefusedEvent(state, failures, probeIn))
 }
 
 // Backoff is the lesson backoff choosing a delay.
 func Backoff(attempt int, delay time.Duration) Step {
-	return func(s *Script, key, id string) {
-		s.Emit(observe.Event{Kind: observe.KindBackoff, Key: key, ReconcileID: id, Attempt: attempt, Delay: observe.Duration(delay)})
-	}
+	return step(observe.BackoffEvent(attempt, delay))
 }
 
-// RateLimited is the rate limiter making a call wait.
-func RateLimited(wait time.Duration) Step {
+// RateLimited is the rate limiter making one call wait.
+func RateLimited(wait time.Duration) Step { return RateLimitCheck(1, wait) }
+
+// RateLimitCheck is the rate limiter asked about calls calls: allowed at
+// once (wait 0) or made to wait.
+func RateLimitCheck(calls int, wait time.Duration) Step {
+	return step(observe.RateLimitEvent(calls, wait))
+}
+
+// step emits e as a step of the reconcile.
+func step(e observe.Event) Step {
 	return func(s *Script, key, id string) {
-		s.Emit(observe.Event{Kind: observe.KindRateLimit, Key: key, ReconcileID: id, Wait: observe.Duration(wait)})
+		e.Key, e.ReconcileID = key, id
+		s.Emit(e)
 	}
 }
 
