@@ -109,7 +109,8 @@ func (x *exercisesLayer) configure(enabled, open bool) {
 	}
 }
 
-// ShortHelp and FullHelp offer x only with a workspace to show.
+// ShortHelp offers x in the footer only with a workspace to show; the ?
+// overlay lists it wherever it answers, if only to say there is none.
 func (x *exercisesLayer) ShortHelp() []key.Binding {
 	if !x.known() {
 		return nil
@@ -118,9 +119,6 @@ func (x *exercisesLayer) ShortHelp() []key.Binding {
 }
 
 func (x *exercisesLayer) FullHelp() [][]key.Binding {
-	if !x.known() {
-		return nil
-	}
 	return [][]key.Binding{{x.keys.Toggle}}
 }
 

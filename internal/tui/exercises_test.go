@@ -239,7 +239,9 @@ func TestHeaderShowsTheOperatorAndTheBadge(t *testing.T) {
 		{140, 40, []string{"Controller Runtime deep dive", "Kubernetes v1.37.2", "https://127.0.0.1:40123"}},
 		// Narrower, the address goes first, then the lab's title.
 		{120, 40, []string{"Controller Runtime deep dive", "k8s v1.37.2"}},
-		{80, 24, []string{"k8s v1.37.2"}},
+		// At 80 the timescale joins the first line (the switch line has no
+		// room for it) and the version makes way for it.
+		{80, 24, []string{"timescale=10×"}},
 		{60, 16, nil},
 	} {
 		m = update(m, tea.WindowSizeMsg{Width: c.w, Height: c.h})
@@ -306,7 +308,7 @@ func TestHelpListsTheExercisesKey(t *testing.T) {
 		t.Fatal("the help line does not say x closes the layer")
 	}
 	m, _ = press(m, "?")
-	if !strings.Contains(m.View(), "close the exercises (esc too)") {
+	if !strings.Contains(m.View(), "esc       close: the lesson or the exercises") {
 		t.Error("the overlay does not say how to close the layer")
 	}
 }
