@@ -104,7 +104,7 @@ func TestExercisesKeyTogglesTheLayer(t *testing.T) {
 	}
 	m, _ = press(m, "x")
 	layer := exercisesFrame(t, m.View())
-	for _, want := range []string{"workspace ./lab-3.1 · created now · 2/4 passed", "next ▸ 3. Choosing the Result", "✗ failed", "12s ago",
+	for _, want := range []string{"workspace ./lab-3.1 · created just now · 2/4 passed", "next ▸ 3. Choosing the Result", "✗ failed", "12s ago",
 		"edit results/reconciler.go", "· not checked", "lab check --watch", "lab hint"} {
 		if !strings.Contains(layer, want) {
 			t.Errorf("the layer lacks %q:\n%s", want, layer)
