@@ -135,3 +135,24 @@ func TestOneNamePerKeyAtEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpOverTheDetailListsItsKeys: over the reconcile detail, which
+// takes every key, the help lists the detail's keys — those that work there.
+func TestHelpOverTheDetailListsItsKeys(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := newLiveModel(size[0], size[1], clocktesting.NewFakePassiveClock(t0), newFakeControls())
+		m = enter(fold(m, lifecycleScript().Events()))
+		k := m.detail.keys
+		works := []key.Binding{k.Close, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, m.keys.Help, m.keys.Quit}
+		m, _ = press(m, "?")
+		help := helpText(m)
+		for _, b := range works {
+			if !b.Enabled() || !listed(help, b) {
+				t.Errorf("%dx%d: over the detail the help does not list %q as %q:\n%s", size[0], size[1], b.Keys(), b.Help().Desc, help)
+			}
+		}
+		if listed(help, m.live.keys.Create) {
+			t.Errorf("%dx%d: the help over the detail lists c, which does nothing there", size[0], size[1])
+		}
+	}
+}
