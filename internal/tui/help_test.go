@@ -156,3 +156,20 @@ func TestHelpOverTheDetailListsItsKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKeyExplanationHasItsKey: an explanation is looked up by key and
+// name, so one whose key was renamed would silently never show.
+func TestEveryKeyExplanationHasItsKey(t *testing.T) {
+	named := map[string]bool{}
+	for _, mode := range helpModes {
+		m := helpModel(t, mode.replay, mode.lesson, mode.workspace, 120, 40)
+		for _, b := range append(allBindings(m), m.detail.FullHelp()[0]...) {
+			named[b.Help().Key+" "+b.Help().Desc] = true
+		}
+	}
+	for k := range keyExplanations {
+		if !named[k] {
+			t.Errorf("no key is named %q: its explanation is never shown", k)
+		}
+	}
+}
