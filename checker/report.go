@@ -16,8 +16,10 @@ import (
 // HumanOptions tune the human report.
 type HumanOptions struct {
 	Lang string
-	// Progress supplies how many hints were already shown, so the report
-	// offers the next one; nil offers the first.
+	// Progress supplies how many hints were already shown: beside a
+	// failure the report reminds of the last one (only `lab hint` shows a
+	// new one), or shows the first, which it records there as shown for
+	// the caller to save; nil offers the first.
 	Progress *workspace.Progress
 	// Verbose shows the output of passing exercises' checks too.
 	Verbose bool
@@ -56,12 +58,8 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 				fmt.Fprintf(&b, "    │ %s\n", line)
 			}
 		}
-		if hint, n, total := nextHint(e, opts); hint != "" && !res.Ungraded {
-			label := "hint"
-			if ru {
-				label = "подсказка"
-			}
-			fmt.Fprintf(&b, "    %s %d/%d: %s\n", label, n, total, hint)
+		if !res.Ungraded { // where the environment failed, not the code, no hint
+			b.WriteString(hintLine(e, opts))
 		}
 		b.WriteString("\n")
 	}
@@ -77,17 +75,36 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 	return err
 }
 
-// nextHint is the hint the learner has not seen yet (or the last one).
-func nextHint(e *labs.Exercise, opts HumanOptions) (string, int, int) {
+// hintLine is the hint printed beside a failure, "" when the exercise
+// has none.
+func hintLine(e *labs.Exercise, opts HumanOptions) string {
+	hint, n, total := checkHint(e, opts)
+	if hint == "" {
+		return ""
+	}
+	label, more := "hint", " (lab hint: the next one)"
+	if opts.Lang == "ru" {
+		label, more = "подсказка", " (lab hint — следующая)"
+	}
+	if n == total {
+		more = ""
+	}
+	return fmt.Sprintf("    %s %d/%d%s: %s\n", label, n, total, more, hint)
+}
+
+// checkHint is the hint printed beside a failure (workspace's CheckHint),
+// recorded as shown in opts.Progress; n counts from 1.
+func checkHint(e *labs.Exercise, opts HumanOptions) (hint string, n, total int) {
 	hints := e.Hints.In(opts.Lang)
 	if len(hints) == 0 {
 		return "", 0, 0
 	}
-	var p *workspace.ExerciseProgress
-	if opts.Progress != nil {
-		p = opts.Progress.Exercises[e.ID]
+	if opts.Progress == nil {
+		return hints[0], 1, len(hints)
 	}
-	i := p.NextHint(len(hints))
+	p := opts.Progress.Exercise(e.ID)
+	i := p.CheckHint(len(hints))
+	p.ShowHint(i)
 	return hints[i], i + 1, len(hints)
 }
 

@@ -77,7 +77,7 @@ func runHint(_ context.Context, opts *HintOptions) error {
 	if i == len(hints)-1 {
 		fmt.Fprintf(streams.Out, "\nThat is the last hint. `lab solution %s %s --force` shows the reference solution.\n", ref.Lab.ID, e.ID)
 	}
-	p.HintsShown = min(i+1, len(hints))
+	p.ShowHint(i)
 	return workspace.SaveProgress(ref.Dir, progress)
 }
 

@@ -52,7 +52,8 @@ func (s Step) String() string {
 type Options struct {
 	// CRDs are installed (and waited for) once the API server is up.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
-	// Progress is told each start-up step as it ends.
+	// Progress is told each start-up step as it ends (etcd's while
+	// kube-apiserver still starts, from another goroutine; never two at once).
 	Progress func(Step)
 	// SetupLog receives progress lines when binaries must be downloaded or built.
 	SetupLog io.Writer
@@ -131,24 +132,15 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcdPath, DataDir: dataDir}
 	cp.env = env
 
-	t = time.Now()
-	etcdReady := watchEtcdReady(ctx, dir)
-	cfg, err := startEnv(ctx, env, dir, func() { _ = cp.Stop() })
+	cfg, err := startSteps(ctx, opts,
+		func(ctx context.Context) <-chan time.Duration { return watchEtcdReady(ctx, dir) },
+		func() (*rest.Config, error) { return startEnv(ctx, env, dir, func() { _ = cp.Stop() }) })
 	if errors.Is(err, errStartAbandoned) {
 		ok = true // startEnv stops what started, once envtest lets go of it
 		return nil, context.Cause(ctx)
 	}
 	if err != nil {
 		return nil, startError(bins, err)
-	}
-	if etcdTook, ok := <-etcdReady; ok {
-		opts.progress(StepEtcd, "", etcdTook)
-		opts.progress(StepAPIServer, "", time.Since(t)-etcdTook)
-	} else {
-		// etcd's own part could not be timed: both steps took this long.
-		took := time.Since(t)
-		opts.progress(StepEtcd, "with kube-apiserver", took)
-		opts.progress(StepAPIServer, "", took)
 	}
 	cp.Config = cfg
 	cp.Host = strings.TrimSuffix(cfg.Host, "/")
@@ -163,6 +155,47 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp.KubernetesVersion = serverVersion(cfg)
 	ok = true
 	return cp, nil
+}
+
+// startSteps runs start (envtest: etcd, then kube-apiserver) and reports
+// the etcd step as soon as etcd answers — kube-apiserver is still
+// starting then, so the start-up screen moves on to it — and the
+// kube-apiserver step once start returns. watch starts timing etcd: it
+// says how long etcd took to answer, or closes when that cannot be told.
+func startSteps(ctx context.Context, opts Options, watch func(context.Context) <-chan time.Duration, start func() (*rest.Config, error)) (*rest.Config, error) {
+	t := time.Now()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	etcdReady := watch(watchCtx)
+	type timed struct {
+		took time.Duration
+		ok   bool
+	}
+	etcd := make(chan timed, 1) // sent once the etcd step is reported, or known not to be timed
+	go func() {
+		took, ok := <-etcdReady
+		if ok {
+			opts.progress(StepEtcd, "", took)
+		}
+		etcd <- timed{took, ok}
+	}()
+	cfg, err := start()
+	if err != nil {
+		// No step is reported after a failed start returns: the failure
+		// is told against the first step not reported.
+		stopWatch()
+		<-etcd
+		return nil, err
+	}
+	if e := <-etcd; e.ok {
+		opts.progress(StepAPIServer, "", time.Since(t)-e.took)
+	} else {
+		// etcd's own part could not be timed: both steps took this long.
+		took := time.Since(t)
+		opts.progress(StepEtcd, "with kube-apiserver", took)
+		opts.progress(StepAPIServer, "", took)
+	}
+	return cfg, nil
 }
 
 func (cp *ControlPlane) installCRDs(opts Options) error {

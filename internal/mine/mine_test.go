@@ -76,11 +76,21 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 		done            func(key string, events []observe.Event) bool
 		switchTo        string
 		worldSwitchName string
+		// afterSwitch, if set, says the second sample's reconcile met the
+		// world as switched.
+		afterSwitch func(key string, events []observe.Event) bool
 	}{
-		{lab: "3.1", switchTo: "rate-limited", worldSwitchName: "external",
+		{lab: "3.1", switchTo: "not-ready", worldSwitchName: "external",
 			done: func(key string, events []observe.Event) bool {
 				return has(events, func(e observe.Event) bool {
 					return e.Key == key && e.Kind == observe.KindCondition && e.Type == "Ready" && e.Status == "True"
+				})
+			},
+			// A dependency that is not ready is not an ok call: the live
+			// view showed it as a green tick and "100% ok".
+			afterSwitch: func(key string, events []observe.Event) bool {
+				return has(events, func(e observe.Event) bool {
+					return e.Key == key && e.Kind == observe.KindExternal && e.Op == "dependency" && e.Outcome == "not-ready"
 				})
 			}},
 		{lab: "4.4", switchTo: "down", worldSwitchName: "external",
@@ -164,6 +174,9 @@ func TestRunnerRunsTheLearnersController(t *testing.T) {
 			waitEvents(t, ctx, rec, "the stepped reconcile of "+second, func(events []observe.Event) bool {
 				return has(events, func(e observe.Event) bool { return e.Kind == observe.KindReconcileEnd && e.Key == second })
 			})
+			if tc.afterSwitch != nil && !tc.afterSwitch(second, rec.Events()) {
+				t.Errorf("the reconcile of %s with %s=%s did not report the world so:\n%s", second, sw.Name, tc.switchTo, observe.Lines(rec.Events(), observe.LineOptions{}))
+			}
 			p.Resume()
 
 			if err := p.Stop(); err != nil {

@@ -24,11 +24,13 @@
 //
 // The screen is made of components in the manner of soft-serve: the
 // start-up screen, the dashboard (its panes: sequence, queue, objects,
-// retry delays, patterns), the lesson, the exercises, the help overlay,
-// the replay and the live controls. Each has its own key map (shown
-// through ShortHelp and FullHelp) and its own Update, and those that draw
-// a View and a SetSize; layouts are chosen in SetSize, once per resize, so
-// View only draws. The root Model keeps one open layer (none, lesson,
-// exercises, help), routes messages by it, and draws only the header and
-// the footer.
+// retry delays, patterns), the lesson, the exercises, the reconcile
+// detail (enter: one reconcile in full, its error uncut), the help
+// overlay, the replay and the live controls. Each has its own key map
+// (shown through ShortHelp and FullHelp; the ? overlay lists every enabled
+// binding, each under the one name the footer gives it) and its own
+// Update, and those that draw a View and a SetSize; layouts are chosen in
+// SetSize, once per resize, so View only draws. The root Model keeps one
+// open layer (none, lesson, exercises, detail, help), routes messages by
+// it, and draws only the header and the footer.
 package tui

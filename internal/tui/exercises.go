@@ -28,7 +28,9 @@ type Exercise struct {
 // `lab check` in another terminal).
 type ExercisesMsg struct {
 	Workspace string // as shown to the learner, e.g. "./lab-3.1"
-	Created   bool   // this start created the workspace
+	// Created: this start created the workspace, just before the view
+	// came up; the layer says how long ago from the first message on.
+	Created   bool
 	Exercises []Exercise
 	Notice    string // optional one-line note, e.g. a corrupt progress file was rebuilt
 }
@@ -45,7 +47,7 @@ var (
 	phraseExercisesHint = phrase{en: "your progress, kept up to date by lab check",
 		ru: "ваш прогресс, его обновляет lab check"}
 	phraseWorkspace   = phrase{en: "workspace %s", ru: "рабочая папка %s"}
-	phraseCreatedNow  = phrase{en: "created now", ru: "создана сейчас"}
+	phraseCreated     = phrase{en: "created %s", ru: "создана %s"}
 	phrasePassedCount = phrase{en: "%d/%d passed", ru: "пройдено %d/%d"}
 	phraseAllDone     = phrase{en: "all done", ru: "всё готово"}
 	phraseNoExercises = phrase{en: "this workspace has no exercises", ru: "в этой рабочей папке нет упражнений"}
@@ -86,7 +88,10 @@ type exercisesLayer struct {
 	lang  string // of the UI's own text: the lesson pane's
 	clock func() time.Time
 	ws    *ExercisesMsg // nil: no workspace
-	keys  exercisesKeys
+	// createdAt is when the layer first heard this start created the
+	// workspace (zero if it did not): "created 10m ago" stays true.
+	createdAt time.Time
+	keys      exercisesKeys
 
 	width, height int // inside the frame
 }
@@ -109,7 +114,8 @@ func (x *exercisesLayer) configure(enabled, open bool) {
 	}
 }
 
-// ShortHelp and FullHelp offer x only with a workspace to show.
+// ShortHelp offers x in the footer only with a workspace to show; the ?
+// overlay lists it wherever it answers, if only to say there is none.
 func (x *exercisesLayer) ShortHelp() []key.Binding {
 	if !x.known() {
 		return nil
@@ -118,9 +124,6 @@ func (x *exercisesLayer) ShortHelp() []key.Binding {
 }
 
 func (x *exercisesLayer) FullHelp() [][]key.Binding {
-	if !x.known() {
-		return nil
-	}
 	return [][]key.Binding{{x.keys.Toggle}}
 }
 
@@ -139,6 +142,9 @@ func (x *exercisesLayer) set(msg ExercisesMsg) (news []string, bad bool) {
 	msg.Exercises = slices.Clone(msg.Exercises)
 	prev := x.ws
 	x.ws = &msg
+	if msg.Created && x.createdAt.IsZero() {
+		x.createdAt = x.clock()
+	}
 	if prev != nil {
 		news, bad = exerciseChanges(prev.Exercises, msg.Exercises, x.lang)
 	}
@@ -297,7 +303,7 @@ func (x *exercisesLayer) View() []string {
 
 	summary := st.Bold.Render(fmt.Sprintf(phraseWorkspace.in(lang), ex.Workspace))
 	if ex.Created {
-		summary += st.Faint.Render(" · " + phraseCreatedNow.in(lang))
+		summary += st.Faint.Render(" · " + fmt.Sprintf(phraseCreated.in(lang), agoText(x.clock().Sub(x.createdAt), lang)))
 	}
 	passed, total := passedCount(ex.Exercises), len(ex.Exercises)
 	count := fmt.Sprintf(phrasePassedCount.in(lang), passed, total)

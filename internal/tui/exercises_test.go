@@ -104,7 +104,7 @@ func TestExercisesKeyTogglesTheLayer(t *testing.T) {
 	}
 	m, _ = press(m, "x")
 	layer := exercisesFrame(t, m.View())
-	for _, want := range []string{"workspace ./lab-3.1 · created now · 2/4 passed", "next ▸ 3. Choosing the Result", "✗ failed", "12s ago",
+	for _, want := range []string{"workspace ./lab-3.1 · created just now · 2/4 passed", "next ▸ 3. Choosing the Result", "✗ failed", "12s ago",
 		"edit results/reconciler.go", "· not checked", "lab check --watch", "lab hint"} {
 		if !strings.Contains(layer, want) {
 			t.Errorf("the layer lacks %q:\n%s", want, layer)
@@ -239,7 +239,9 @@ func TestHeaderShowsTheOperatorAndTheBadge(t *testing.T) {
 		{140, 40, []string{"Controller Runtime deep dive", "Kubernetes v1.37.2", "https://127.0.0.1:40123"}},
 		// Narrower, the address goes first, then the lab's title.
 		{120, 40, []string{"Controller Runtime deep dive", "k8s v1.37.2"}},
-		{80, 24, []string{"k8s v1.37.2"}},
+		// At 80 the timescale joins the first line (the switch line has no
+		// room for it) and the version makes way for it.
+		{80, 24, []string{"timescale=10×"}},
 		{60, 16, nil},
 	} {
 		m = update(m, tea.WindowSizeMsg{Width: c.w, Height: c.h})
@@ -306,7 +308,7 @@ func TestHelpListsTheExercisesKey(t *testing.T) {
 		t.Fatal("the help line does not say x closes the layer")
 	}
 	m, _ = press(m, "?")
-	if !strings.Contains(m.View(), "close the exercises (esc too)") {
+	if !strings.Contains(m.View(), "esc       close: the lesson or the exercises") {
 		t.Error("the overlay does not say how to close the layer")
 	}
 }

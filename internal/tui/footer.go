@@ -30,27 +30,32 @@ func (m Model) viewFooter() string {
 }
 
 // fitHelp fits the most useful keys into one line: it drops keys from
-// the end of the list but always keeps "? all keys" and "q quit".
+// the end of the list but always keeps "? all keys" and "q quit". The
+// widths are added up once, so the line is drawn once.
 func (m Model) fitHelp(w int) string {
 	var items []key.Binding
+	width := 0
+	sep := ansi.StringWidth(m.footer.ShortSeparator)
 	for _, b := range m.shortHelp() {
 		if b.Enabled() {
 			items = append(items, b)
+			width += entryWidth(b) + sep
 		}
 	}
+	width -= sep
 	essential := func(b key.Binding) bool { return b.Help().Key == "?" || b.Help().Key == "q" }
-	for {
-		line := m.footer.ShortHelpView(items)
-		if ansi.StringWidth(line) <= w || len(items) <= 2 {
-			return clip(line, w)
-		}
-		for i := len(items) - 1; i >= 0; i-- {
-			if !essential(items[i]) {
-				items = append(items[:i], items[i+1:]...)
-				break
-			}
+	for i := len(items) - 1; i >= 0 && width > w; i-- {
+		if !essential(items[i]) {
+			width -= entryWidth(items[i]) + sep
+			items = append(items[:i], items[i+1:]...)
 		}
 	}
+	return clip(m.footer.ShortHelpView(items), w)
+}
+
+// entryWidth is the cells a key takes in the footer: "key desc".
+func entryWidth(b key.Binding) int {
+	return ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
 }
 
 func (m Model) liveSummary() string {

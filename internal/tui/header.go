@@ -44,13 +44,19 @@ func (m Model) viewHeader() string {
 	if ex := m.exercises.badge(); ex != "" {
 		badge = ex + "  " + badge
 	}
+	// Every switch keeps its one name at every width; when they do not all
+	// fit on the second line, the timescale joins the uptime on the first.
+	line2, aside := m.switchLine(""), ""
+	if ansi.StringWidth(line2) > m.width {
+		line2, aside = m.switchLine(switches.NameTimescale), m.switchPair(switches.NameTimescale)
+	}
 	level := headerFull
 	if m.width < 110 {
 		level = headerShort
 	}
-	left := m.headerLeft(level)
+	left := m.headerLeft(level, aside)
 	for ; ansi.StringWidth(left)+ansi.StringWidth(badge)+2 > m.width && level < headerNoNamespace; level++ {
-		left = m.headerLeft(level + 1)
+		left = m.headerLeft(level+1, aside)
 	}
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(badge) - 1
 	var line1 string
@@ -59,11 +65,12 @@ func (m Model) viewHeader() string {
 	} else {
 		line1 = left + strings.Repeat(" ", gap) + badge
 	}
-	return clip(line1, m.width) + "\n" + clip(m.switchLine(), m.width)
+	return clip(line1, m.width) + "\n" + clip(line2, m.width)
 }
 
-// headerLeft is the header's first line without the badges, at a level.
-func (m Model) headerLeft(level int) string {
+// headerLeft is the header's first line without the badges, at a level;
+// aside is a switch moved up from the second line, "" for none.
+func (m Model) headerLeft(level int, aside string) string {
 	st := m.c.st
 	left := " " + m.labTitle(level < headerNoTitle)
 	if m.header.Operator != "" {
@@ -98,6 +105,9 @@ func (m Model) headerLeft(level int) string {
 	if len(info) > 0 {
 		left += st.Faint.Render("   " + strings.Join(info, " · "))
 	}
+	if aside != "" {
+		left += "   " + aside
+	}
 	return left
 }
 
@@ -119,42 +129,49 @@ func (m Model) badge() string {
 	return st.BadgeLive.Render("● LIVE")
 }
 
-// switchLine shows every switch with its value; the one just changed stands out.
-func (m Model) switchLine() string {
+// switchLine shows every switch with its value but the one left out
+// ("" for none); the one just changed stands out.
+func (m Model) switchLine(leftOut string) string {
 	st, c := m.c.st, m.c
 	pairs := c.switches()
 	if len(pairs) == 0 {
 		return " " + st.Faint.Render("switches: none reported yet")
 	}
-	recent := c.changed != "" && c.clock().Sub(c.changedAt) < statusFor
-	render := func(short bool) string {
+	render := func(sep string) string {
 		parts := make([]string, 0, len(pairs))
 		for _, p := range pairs {
-			name, value := p.name, p.value
-			if p.name == switches.NameTimescale {
-				value += "×"
+			if p.name != leftOut {
+				parts = append(parts, m.renderPair(p))
 			}
-			if short {
-				name = firstNonEmpty(shortSwitchNames[name], name)
-			}
-			vs := st.Value
-			if recent && p.name == c.changed {
-				vs = st.Changed
-				value = "‹" + value + "›"
-			}
-			parts = append(parts, st.Label.Render(name+"=")+vs.Render(value))
-		}
-		sep := "  "
-		if short {
-			sep = " "
 		}
 		return " " + strings.Join(parts, sep)
 	}
-	if line := render(false); ansi.StringWidth(line) <= m.width {
+	if line := render("  "); ansi.StringWidth(line) <= m.width {
 		return line
 	}
-	return render(true)
+	return render(" ")
 }
 
-// shortSwitchNames keep the switch line on one row of a narrow terminal.
-var shortSwitchNames = map[string]string{switches.NameRateLimit: "limiter", switches.NameExternal: "ext", switches.NameTimescale: "speed"}
+// switchPair is one switch as the switch line shows it, "" when the lab
+// has no such switch.
+func (m Model) switchPair(name string) string {
+	for _, p := range m.c.switches() {
+		if p.name == name {
+			return m.renderPair(p)
+		}
+	}
+	return ""
+}
+
+// renderPair is "name=value", the value marked ‹› for a moment after it changed.
+func (m Model) renderPair(p shownSwitch) string {
+	st, c := m.c.st, m.c
+	value, vs := p.value, st.Value
+	if p.name == switches.NameTimescale {
+		value += "×"
+	}
+	if c.changed == p.name && c.clock().Sub(c.changedAt) < statusFor {
+		vs, value = st.Changed, "‹"+value+"›"
+	}
+	return st.Label.Render(p.name+"=") + vs.Render(value)
+}

@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/operator-lab/lab/operator/switches"
 )
 
 // Every component has its own key map (bubbles key.Binding sets, shown
@@ -28,48 +32,87 @@ func newRootKeys() rootKeys {
 	}
 }
 
-// longHelp is what the ? overlay says about each key (by its help key, or
-// by help key and short description where one key means different things
-// in different modes); the footer uses the short descriptions.
-var longHelp = map[string]string{
-	"r":                 "requeue: error→requeue→after→terminal",
-	"b":                 "circuit breaker on/off",
-	"l":                 "rate limiter on/off",
-	"e":                 "cycle the external system's health",
-	"o":                 "backoff: rate limiter or lesson 5s·2ⁿ",
-	"+":                 "timescale up (operator delays faster)",
-	"-":                 "timescale down",
-	"c":                 "create another object",
-	"u":                 "change the selected object's spec",
-	"m":                 "burst: 5 quick spec changes",
-	"d":                 "delete the selected object",
-	"p":                 "pause/resume: gate before each reconcile",
-	"s":                 "step: let one reconcile through",
-	"tab":               "next pane (panes sharing a slot)",
-	"shift+tab":         "previous pane",
-	"↑/k":               "select previous object",
-	"↓/j":               "select next object",
-	"[":                 "previous (older) reconcile",
-	"]":                 "next (newer) reconcile",
-	"f":                 "sequence: follow the latest",
-	"←":                 "one event back",
-	"→":                 "one event forward",
-	"g":                 "start of the trace",
-	"G":                 "end of the trace",
-	"space":             "play / pause the replay",
-	"L":                 "lesson pane: the lab's text beside the operator",
-	"L close lesson":    "close the lesson pane (esc too)",
-	"<":                 "previous section (, too)",
-	">":                 "next section (. too)",
-	"↑/k scroll up":     "scroll the lesson up",
-	"↓/j scroll down":   "scroll the lesson down",
-	"pgup":              "scroll the lesson a page up",
-	"pgdn":              "scroll the lesson a page down",
-	"w":                 "see this: run the section's demo on the operator",
-	"x":                 "exercises: your workspace's progress",
-	"x close exercises": "close the exercises (esc too)",
-	"?":                 "this help",
-	"q":                 "quit (Ctrl-C too)",
+// keyExplanations say more about a key in the ? overlay, after its name,
+// where the overlay is wide enough. They are looked up by the binding's
+// help key and name ("l ratelimit"), so a key keeps one name — in the
+// footer and the overlay, at every width — and its explanation only adds
+// to it. Keys that need none (scrolling) have none.
+var keyExplanations = map[string]string{
+	"r " + switches.NameRequeue:   "error → requeue → after → terminal",
+	"b " + switches.NameBreaker:   "circuit breaker on/off",
+	"l " + switches.NameRateLimit: "rate limiter on/off",
+	"e " + switches.NameExternal:  "the external system's health",
+	"o " + switches.NameBackoff:   "rate limiter or lesson 5s·2ⁿ",
+	"+ faster":                    "timescale up (delays run faster)",
+	"- slower":                    "timescale down",
+	"c create":                    "another object",
+	"u update":                    "change the selected object's spec",
+	"m burst":                     "5 quick spec changes",
+	"d delete":                    "the selected object",
+	"p pause":                     "gate before each reconcile / resume",
+	"s step":                      "let one reconcile through",
+	"tab pane":                    "next of the panes sharing a slot",
+	"↑/k select":                  "the previous object",
+	"↓/j select":                  "the next object",
+	"[ older":                     "pin an older reconcile",
+	"] newer":                     "pin a newer one, then follow",
+	"f follow":                    "the sequence shows the latest",
+	"enter detail":                "the reconcile in full, error too",
+	"esc back":                    "close the detail",
+	"← prev event":                "one event back",
+	"→ next event":                "one event forward",
+	"[ prev reconcile":            "to the end of the one before",
+	"] next reconcile":            "to the end of the next one",
+	"g start":                     "of the trace",
+	"G end":                       "of the trace",
+	"space play":                  "play or pause the replay",
+	"L lesson":                    "the lab's text beside the operator",
+	"w see this":                  "run the section's demo on the operator",
+	"x exercises":                 "your workspace's progress",
+	"esc close":                   "the lesson or the exercises",
+	"? all keys":                  "this help",
+}
+
+// explanation is what the overlay says about a key after its name, "" for none.
+func explanation(kb key.Binding) string {
+	h := kb.Help()
+	return keyExplanations[h.Key+" "+h.Desc]
+}
+
+// keyLabel is a binding's help key with every other key it answers to:
+// "p/space" for pause, "+/=" for faster. What the help lists is what works.
+func keyLabel(kb key.Binding) string {
+	label := kb.Help().Key
+	shown := map[string]bool{}
+	for _, part := range strings.Split(label, "/") {
+		shown[part] = true
+	}
+	for _, k := range kb.Keys() {
+		if name := keyName(k); !shown[name] {
+			label += "/" + name
+			shown[name] = true
+		}
+	}
+	return label
+}
+
+// keyName is how the help writes a key bubbletea names k.
+func keyName(k string) string {
+	switch k {
+	case " ":
+		return "space"
+	case "up":
+		return "↑"
+	case "down":
+		return "↓"
+	case "left":
+		return "←"
+	case "right":
+		return "→"
+	case "pgdown":
+		return "pgdn"
+	}
+	return k
 }
 
 // configure enables, in every component, the bindings that apply now:
@@ -82,6 +125,8 @@ func (m *Model) configure() {
 	m.live.configure()
 	m.lesson.configure(reading)
 	m.exercises.configure(!m.c.replay || m.exercises.known(), m.shown() == layerExercises)
+	m.detail.configure(m.detailOpen())
+	m.keys.CloseLayer.SetEnabled(m.shown() == layerLesson || m.shown() == layerExercises)
 	if m.layer == layerHelp {
 		m.help.setGroups(m.helpGroups())
 	}
@@ -91,6 +136,9 @@ func (m *Model) configure() {
 // of what is open to read, then the replay's or the running lab's, then
 // the dashboard's; "? all keys" and "q quit" end it.
 func (m Model) shortHelp() []key.Binding {
+	if m.detailOpen() {
+		return append(m.detail.ShortHelp(), m.keys.Help, m.keys.Quit)
+	}
 	reading := m.shown() == layerLesson
 	var items []key.Binding
 	if reading {
@@ -101,13 +149,14 @@ func (m Model) shortHelp() []key.Binding {
 	case m.replay != nil && reading:
 		items = append(items, m.replay.ShortHelp()...)
 	case m.replay != nil:
-		items = append(append(items, m.replay.ShortHelp()...), m.dash.ShortHelp()...)
+		items = append(append(items, m.replay.ShortHelp()...), m.detail.keys.Open)
+		items = append(items, m.dash.ShortHelp()...)
 		items = append(items, m.lesson.keys.Toggle)
 	case reading:
 		items = append(items, m.live.ShortHelp()...)
 	default:
 		items = append(append(items, m.lesson.keys.Toggle), m.live.ShortHelp()...)
-		items = append(items, m.dash.ShortHelp()...)
+		items = append(append(items, m.detail.keys.Open), m.dash.ShortHelp()...)
 	}
 	return append(items, m.keys.Help, m.keys.Quit)
 }
@@ -119,13 +168,19 @@ type helpGroup struct {
 }
 
 // helpGroups are the ? overlay's columns: the replay's or the running
-// lab's keys, the dashboard's, and the lesson's, which the exercises key
-// joins when there is a workspace (both open the layer below the operator).
+// lab's keys, the dashboard's, and the lesson's with the exercises key and
+// esc (they open and close the layer below the operator) — or, over the
+// reconcile detail, the detail's alone. Each group is every key of its
+// components' key maps; the overlay shows those enabled, so what a mode
+// or a lab turns off leaves the help by itself.
 func (m Model) helpGroups() []helpGroup {
-	view := append(m.dash.FullHelp()[0], m.keys.Help, m.keys.Quit)
-	reading := helpGroup{"Lesson", m.lesson.FullHelp()[0]}
-	if ex := m.exercises.FullHelp(); len(ex) > 0 {
-		reading = helpGroup{"Lesson & exercises", append(reading.keys, ex[0]...)}
+	if m.help.under == layerDetail {
+		return []helpGroup{{"Reconcile detail", append(m.detail.FullHelp()[0], m.keys.Help, m.keys.Quit)}}
+	}
+	view := append(m.dash.FullHelp()[0], m.detail.keys.Open, m.keys.Help, m.keys.Quit)
+	reading := helpGroup{"Lesson", append(append(m.lesson.FullHelp()[0], m.exercises.FullHelp()[0]...), m.keys.CloseLayer)}
+	if m.exercises.known() {
+		reading.title = "Lesson & exercises"
 	}
 	if m.replay != nil {
 		return []helpGroup{{"Replay", m.replay.FullHelp()[0]}, {"View", view}, reading}

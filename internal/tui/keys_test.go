@@ -14,20 +14,20 @@ import (
 func TestHelpListsTheLessonKeys(t *testing.T) {
 	m := newLessonModel(120, 40, clocktesting.NewFakePassiveClock(t0), newFakeControls(), "4.4", "en")
 	m, _ = press(m, "?")
-	if !strings.Contains(m.View(), "lesson pane: the lab's text beside the operator") {
+	if !strings.Contains(m.View(), "lesson: the lab's text beside the operator") {
 		t.Fatal("the overlay does not mention L")
 	}
 	m, _ = press(m, "?")
 	m = pressSettled(t, m, "L")
 	m, _ = press(m, "?")
 	view := m.View()
-	for _, want := range []string{"see this: run the section's demo", "next section (. too)", "previous section (, too)",
-		"scroll the lesson down", "scroll the lesson a page down", "close the lesson pane (esc too)"} {
+	for _, want := range []string{"see this: run the section's demo", ">/.       next section", "</,       prev section",
+		"↓/j       scroll down", "pgdn      page down", "esc       close: the lesson or the exercises"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the overlay lacks %q", want)
 		}
 	}
-	if strings.Contains(view, "select previous object") {
+	if strings.Contains(view, "select: the previous object") {
 		t.Error("the overlay offers ↑ for selecting while it scrolls the lesson")
 	}
 }
@@ -80,9 +80,11 @@ func TestNoTwoEnabledBindingsShareAKey(t *testing.T) {
 // allBindings is every binding of the root and its components, found by
 // reflection so that a binding added to any key map is checked too. The
 // help's own (? and esc close it) is left out: while it is open it takes
-// every key, so sharing ? with the key that opened it is the point.
+// every key, so sharing ? with the key that opened it is the point. The
+// detail's keys are in, but only enter is enabled while it is closed; open,
+// it takes every key too.
 func allBindings(m Model) []key.Binding {
-	maps := []any{m.keys, m.dash.keys, m.live.keys, m.lesson.keys, m.exercises.keys}
+	maps := []any{m.keys, m.dash.keys, m.live.keys, m.lesson.keys, m.exercises.keys, m.detail.keys}
 	if m.replay != nil {
 		maps = append(maps, m.replay.keys)
 	}

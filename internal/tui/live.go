@@ -37,11 +37,12 @@ type liveKeys struct {
 
 func newLive(c *common, f *focus, controls Controls) *live {
 	l := &live{c: c, f: f, keys: liveKeys{
-		Requeue:   bind([]string{"r"}, "r", "requeue"),
-		Breaker:   bind([]string{"b"}, "b", "breaker"),
-		RateLimit: bind([]string{"l"}, "l", "limiter"),
-		External:  bind([]string{"e"}, "e", "external"),
-		Backoff:   bind([]string{"o"}, "o", "backoff"),
+		// A switch's key is named as the switch is, in the header too.
+		Requeue:   bind([]string{"r"}, "r", switches.NameRequeue),
+		Breaker:   bind([]string{"b"}, "b", switches.NameBreaker),
+		RateLimit: bind([]string{"l"}, "l", switches.NameRateLimit),
+		External:  bind([]string{"e"}, "e", switches.NameExternal),
+		Backoff:   bind([]string{"o"}, "o", switches.NameBackoff),
 		Faster:    bind([]string{"+", "="}, "+", "faster"),
 		Slower:    bind([]string{"-", "_"}, "-", "slower"),
 

@@ -74,6 +74,7 @@ type Model struct {
 	lesson    *lessonPane
 	exercises *exercisesLayer
 	help      *helpLayer
+	detail    *detailLayer
 	live      *live
 	replay    *replay // nil when live
 
@@ -102,6 +103,7 @@ func New(opts Options) Model {
 	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st, opts.Trace != nil)
 	m.lesson.demos = m.live
 	m.exercises = newExercisesLayer(st, m.lesson.lang, c.clock)
+	m.detail = newDetailLayer(c, &m.dash.focus, m.lesson.lang)
 	if opts.Trace != nil {
 		m.replay = newReplay(c, opts.Trace)
 		c.now = m.replay.now
@@ -150,6 +152,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onKey(msg)
 	case EventsMsg:
 		m.c.state.Apply(msg...)
+		m.refreshDetail()
 		return m, m.listen()
 	case ExercisesMsg:
 		m.setExercises(msg)
@@ -172,9 +175,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		if m.replay != nil {
 			cmd, _ := m.replay.Update(msg)
+			m.refreshDetail() // the replay may have moved on
 			return m, cmd
 		}
 		m.live.tickDemo()
+		m.refreshDetail() // a running reconcile's time
 		return m, tick()
 	case spinner.TickMsg:
 		if m.screen != screenStartup {
@@ -232,6 +237,7 @@ func (m *Model) setSize(w, h int) {
 	m.startup.SetSize(w, h)
 	m.dash.SetSize(w, m.bodyHeight())
 	m.help.SetSize(w, m.bodyHeight())
+	m.detail.SetSize(w, m.bodyHeight())
 	lw, lh := m.dash.layerSize()
 	m.lesson.SetSize(lw, lh)
 	m.exercises.SetSize(lw, lh)

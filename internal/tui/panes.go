@@ -27,16 +27,29 @@ func (p *queuePane) View() []string {
 	st, w, h := p.c.st, p.width, p.height
 	now := p.c.now()
 	counts := p.c.state.QueueCounts(now)
-	summary := fmt.Sprintf("%d running · %d waiting · %d delayed",
-		counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed])
-	if len(summary) > w {
-		summary = fmt.Sprintf("%d run · %d wait · %d delayed", counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed])
+	paused, waiting := p.c.gate()
+	// A key a worker took whose reconcile has not started is not running:
+	// a paused gate holds it, or it is about to start.
+	held, heldShort := "", ""
+	switch n := counts[state.QueueDequeued]; {
+	case n > 0 && paused:
+		held, heldShort = fmt.Sprintf(" · %d held at the gate", n), fmt.Sprintf(" · %d held", n)
+	case n > 0:
+		held = fmt.Sprintf(" · %d dequeued", n)
+		heldShort = held
 	}
-	if len(summary) > w {
-		summary = fmt.Sprintf("▶%d ●%d ◷%d", counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed])
+	run, wait, later := counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed]
+	summary := fmt.Sprintf("%d running%s · %d waiting · %d delayed", run, held, wait, later)
+	if ansi.StringWidth(summary) > w {
+		summary = fmt.Sprintf("%d running%s · %d waiting · %d delayed", run, heldShort, wait, later)
+	}
+	if ansi.StringWidth(summary) > w {
+		summary = fmt.Sprintf("%d run%s · %d wait · %d delayed", run, heldShort, wait, later)
+	}
+	if ansi.StringWidth(summary) > w {
+		summary = fmt.Sprintf("▶%d ❚%d ●%d ◷%d", run, counts[state.QueueDequeued], wait, later)
 	}
 	lines := []string{st.Faint.Render(summary)}
-	paused, waiting := p.c.gate()
 	if paused {
 		held := fmt.Sprintf("paused: %d held at the gate", waiting)
 		if !p.c.replay {
@@ -68,16 +81,16 @@ func (p *queuePane) itemLine(q *state.QueueItem, now time.Time, keyW int, paused
 	st, w := p.c.st, p.width
 	key := fmt.Sprintf("%-*s", keyW, truncate(p.c.displayKey(q.Key), keyW))
 	var mark, word, extra string
-	switch q.StateAt(now) {
+	switch p.c.state.ItemState(q, now) {
 	case state.QueueProcessing:
 		s := st.Lanes[laneReconcile]
 		mark, word = s.Render("▶"), s.Render("running ")
 		extra = formatDuration(now.Sub(q.Since))
-		if p.c.state.AwaitingStart(q.Key) {
-			word = st.Warn.Render("dequeued")
-			if paused {
-				extra = st.Warn.Render("held at the gate")
-			}
+	case state.QueueDequeued:
+		mark, word = st.Warn.Render("❚"), st.Warn.Render("dequeued")
+		extra = formatDuration(now.Sub(q.Since))
+		if paused {
+			extra = st.Warn.Render("held at the gate")
 		}
 	case state.QueueWaiting:
 		s := st.Lanes[laneQueue]

@@ -16,15 +16,26 @@ const (
 	layerLesson          // below what stays of the dashboard
 	layerExercises       // in the lesson's place
 	layerHelp            // over everything, until closed
+	layerDetail          // one reconcile in full, over the body
 )
 
 // shown is the layer the dashboard makes room for: the open one, or the
-// one the help covers.
+// one the help or the detail covers (the help may cover the detail).
 func (m Model) shown() layer {
-	if m.layer == layerHelp {
-		return m.help.under
+	l := m.layer
+	if l == layerHelp {
+		l = m.help.under
 	}
-	return m.layer
+	if l == layerDetail {
+		l = m.detail.under
+	}
+	return l
+}
+
+// detailOpen reports whether the reconcile detail is open, perhaps under
+// the help.
+func (m Model) detailOpen() bool {
+	return m.layer == layerDetail || m.layer == layerHelp && m.help.under == layerDetail
 }
 
 // open shows a layer (layerNone closes the one open): the dashboard makes
@@ -32,7 +43,7 @@ func (m Model) shown() layer {
 // the lesson returns the render of what it is missing.
 func (m *Model) open(l layer) tea.Cmd {
 	if l == layerHelp {
-		m.help.under = m.shown()
+		m.help.under = m.layer
 	}
 	m.layer = l
 	switch m.shown() {
@@ -50,7 +61,8 @@ func (m *Model) open(l layer) tea.Cmd {
 	return m.syncLesson()
 }
 
-// onKey routes a key by the open layer: the help takes every key; the
+// onKey routes a key by the open layer: the help takes every key, and so
+// does the reconcile detail (but for ?, which opens the help over it); the
 // lesson its own and the ones that close it or run its demo; then the keys
 // that open layers, then the dashboard's, then the replay's or the running
 // lab's. No two enabled bindings share a key, so the order only decides
@@ -66,6 +78,14 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case layerHelp:
 		if m.help.Update(msg) {
 			return m, m.open(m.help.under)
+		}
+		return m, nil
+	case layerDetail:
+		switch {
+		case key.Matches(msg, m.keys.Help):
+			return m, m.open(layerHelp)
+		case m.detail.Update(msg):
+			return m, m.open(m.detail.under)
 		}
 		return m, nil
 	case layerLesson:
@@ -91,6 +111,8 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.open(layerLesson)
 	case key.Matches(msg, m.exercises.keys.Toggle):
 		return m, m.toggleExercises()
+	case key.Matches(msg, m.detail.keys.Open):
+		return m, m.openDetail()
 	}
 	if _, handled := m.dash.Update(msg); handled {
 		return m, nil
@@ -114,6 +136,24 @@ func (m *Model) toggleExercises() tea.Cmd {
 		return m.open(layerNone)
 	}
 	return m.open(layerExercises)
+}
+
+// openDetail opens the reconcile the sequence pane points at in full, over
+// the body; closing it shows again what it covers.
+func (m *Model) openDetail() tea.Cmd {
+	if !m.detail.show() {
+		m.c.setStatus(phraseNoReconcile.in(m.detail.lang), false)
+		return nil
+	}
+	m.detail.under = m.shown()
+	return m.open(layerDetail)
+}
+
+// refreshDetail has the open detail follow what the events changed.
+func (m *Model) refreshDetail() {
+	if m.detailOpen() {
+		m.detail.refresh()
+	}
 }
 
 // setExercises takes in the workspace's progress and says on the status

@@ -8,7 +8,8 @@ import (
 )
 
 // View renders the screen: the header, the open layer's body (the help,
-// or the dashboard with the lesson or exercises below it) and the footer.
+// the reconcile detail, or the dashboard with the lesson or exercises
+// below it) and the footer.
 func (m Model) View() string {
 	if m.layout() == layoutTooSmall {
 		return m.viewTooSmall()
@@ -16,9 +17,14 @@ func (m Model) View() string {
 	if m.screen == screenStartup {
 		return m.startup.View()
 	}
-	body := m.dash.View()
-	if m.layer == layerHelp {
+	var body string
+	switch m.layer {
+	case layerHelp:
 		body = m.help.View()
+	case layerDetail:
+		body = m.detail.View()
+	default:
+		body = m.dash.View()
 	}
 	return m.viewHeader() + "\n" + body + "\n" + m.viewFooter()
 }

@@ -139,6 +139,12 @@ func (p *Progress) checkLab(dir string) error {
 	return nil
 }
 
+// Hints are shown by two commands and counted once, in HintsShown, which
+// `lab list` reports: `lab hint` shows the next one (NextHint), and `lab
+// check` beside a failure reminds of the last one shown, or shows the
+// first (CheckHint) — never one further, so checking does not give the
+// answer away. Whichever printed a hint records it with ShowHint.
+
 // NextHint is the index, among n hints, of the hint to show next: the
 // first one not shown yet, or the last one once all were.
 func (e *ExerciseProgress) NextHint(n int) int {
@@ -148,6 +154,20 @@ func (e *ExerciseProgress) NextHint(n int) int {
 	}
 	return max(min(shown, n-1), 0)
 }
+
+// CheckHint is the index, among n hints, of the hint a check prints beside
+// a failure: the last one shown, or the first when none was.
+func (e *ExerciseProgress) CheckHint(n int) int {
+	shown := 0
+	if e != nil {
+		shown = e.HintsShown
+	}
+	return max(min(shown, n)-1, 0)
+}
+
+// ShowHint records that the hint at index i was shown: the count of hints
+// shown only grows.
+func (e *ExerciseProgress) ShowHint(i int) { e.HintsShown = max(e.HintsShown, i+1) }
 
 // LoadOrRebuildProgress returns the workspace's progress. A missing file
 // gives fresh progress; a corrupt one is moved aside (its new name is in the

@@ -15,6 +15,11 @@ const (
 	QueueWaiting    QueueState = "waiting"
 	QueueProcessing QueueState = "in progress"
 	QueueDelayed    QueueState = "delayed"
+	// QueueDequeued is an item in progress as the work queue sees it (a
+	// worker took it) whose reconcile has not started: a paused
+	// step-through gate holds it there. State.ItemState tells it apart;
+	// an item's own State says QueueProcessing.
+	QueueDequeued QueueState = "dequeued"
 )
 
 // QueueItem is one key in the work queue.
@@ -50,17 +55,29 @@ func (q *QueueItem) StateAt(now time.Time) QueueState {
 	return q.State
 }
 
-// Queue returns the items in the queue: in progress first, then waiting
-// (longest first), then delayed (soonest first).
+// ItemState is where an item is at time now, with an item a worker took
+// but whose reconcile has not started (QueueDequeued) told apart from one
+// whose reconcile runs (QueueProcessing).
+func (s *State) ItemState(q *QueueItem, now time.Time) QueueState {
+	st := q.StateAt(now)
+	if st == QueueProcessing && s.AwaitingStart(q.Key) {
+		return QueueDequeued
+	}
+	return st
+}
+
+// Queue returns the items in the queue: running first, then dequeued
+// (held at a paused gate), then waiting (longest first), then delayed
+// (soonest first).
 func (s *State) Queue(now time.Time) []*QueueItem {
 	items := make([]*QueueItem, 0, len(s.queue))
 	for _, q := range s.queue {
 		items = append(items, q)
 	}
-	rank := map[QueueState]int{QueueProcessing: 0, QueueWaiting: 1, QueueDelayed: 2}
+	rank := map[QueueState]int{QueueProcessing: 0, QueueDequeued: 1, QueueWaiting: 2, QueueDelayed: 3}
 	sort.Slice(items, func(i, j int) bool {
 		a, b := items[i], items[j]
-		sa, sb := a.StateAt(now), b.StateAt(now)
+		sa, sb := s.ItemState(a, now), s.ItemState(b, now)
 		if sa != sb {
 			return rank[sa] < rank[sb]
 		}
@@ -82,11 +99,13 @@ func (s *State) QueueItem(key string) (*QueueItem, bool) {
 	return q, ok
 }
 
-// QueueCounts counts items by state at time now.
+// QueueCounts counts items by state at time now (ItemState): an item a
+// worker took whose reconcile has not started counts as QueueDequeued,
+// not as in progress.
 func (s *State) QueueCounts(now time.Time) map[QueueState]int {
 	counts := map[QueueState]int{}
 	for _, q := range s.queue {
-		counts[q.StateAt(now)]++
+		counts[s.ItemState(q, now)]++
 	}
 	return counts
 }

@@ -117,6 +117,47 @@ func (s *State) ReconcileAt(i int) *Reconcile { return s.reconciles.At(i) }
 // LastReconcile returns the most recently started reconcile.
 func (s *State) LastReconcile() (*Reconcile, bool) { return s.reconciles.Last() }
 
+// ReconcileByN finds a held reconcile by its number.
+func (s *State) ReconcileByN(n int) (*Reconcile, bool) {
+	// Numbers grow oldest to newest, so the newest is found first from the end.
+	for i := s.reconciles.Len() - 1; i >= 0; i-- {
+		if r := s.reconciles.At(i); r.N == n {
+			return r, true
+		} else if r.N < n {
+			break
+		}
+	}
+	return nil, false
+}
+
+// LastReconcileOf returns the newest held reconcile of key.
+func (s *State) LastReconcileOf(key string) (*Reconcile, bool) {
+	for i := s.reconciles.Len() - 1; i >= 0; i-- {
+		if r := s.reconciles.At(i); r.Key == key {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// RequeuedBy finds the held reconcile whose result the queue add was: the
+// reconcile that asked for the requeue (an AddAfter or AddRateLimited in
+// its outcome) which led to a later reconcile.
+func (s *State) RequeuedBy(add observe.Event) (*Reconcile, bool) {
+	if add.Seq == 0 {
+		return nil, false
+	}
+	for i := s.reconciles.Len() - 1; i >= 0; i-- {
+		r := s.reconciles.At(i)
+		for _, e := range r.Outcome {
+			if e.Seq == add.Seq {
+				return r, true
+			}
+		}
+	}
+	return nil, false
+}
+
 // ReconcileByID finds a held reconcile.
 func (s *State) ReconcileByID(id string) (*Reconcile, bool) {
 	r, ok := s.byID[id]

@@ -58,7 +58,10 @@ func (w *world) Ready(ctx context.Context, _ *learnv1alpha1.HelloWorld) (bool, e
 	case failing:
 		return false, w.answer(ctx, "dependency", errors.New("dependency check: connection refused"))
 	case notReady:
-		return false, w.answer(ctx, "dependency", nil)
+		// An answer, but not the one wanted: the call is not ok, and the
+		// live view must not show it as a success.
+		observe.Emit(ctx, w.em, observe.ExternalEvent(observe.ExternalCall{Op: "dependency", Outcome: notReady}))
+		return false, nil
 	}
 	return true, w.answer(ctx, "dependency", nil)
 }
