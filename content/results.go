@@ -109,7 +109,7 @@ var (
 	}
 	rateLimiterNote = localized{
 		en: "The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.",
-		ru: "Задержка rate limiter — %s·2ⁿ для n-й неудачи ключа подряд (n с нуля): %s, %s, %s, … не больше %s. `Forget` сбрасывает n в 0.",
+		ru: "Задержка ограничителя частоты очереди — %s·2ⁿ для n-й неудачи ключа подряд (n с нуля): %s, %s, %s, … не больше %s. `Forget` сбрасывает n в 0.",
 	}
 )
 
@@ -137,13 +137,38 @@ func resultTable(lang string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", ret, strings.Join(calls, ", "), next)
 	}
-	fmt.Fprintf(&b, "\n"+rateLimiterNote.in(lang)+"\n", RateLimiterBase,
-		RateLimiterBase, 2*RateLimiterBase, 4*RateLimiterBase, formatLimit(RateLimiterMax))
+	dur := func(d time.Duration) string { return formatDuration(lang, d) }
+	fmt.Fprintf(&b, "\n"+rateLimiterNote.in(lang)+"\n", dur(RateLimiterBase),
+		dur(RateLimiterBase), dur(2*RateLimiterBase), dur(4*RateLimiterBase), formatLimit(lang, RateLimiterMax))
 	return b.String()
 }
 
 // formatLimit prints 1000s as "1000s (16m40s)" so both the configured value
 // and its meaning are visible.
-func formatLimit(d time.Duration) string {
-	return fmt.Sprintf("%gs (%s)", d.Seconds(), d)
+func formatLimit(lang string, d time.Duration) string {
+	return fmt.Sprintf("%s (%s)", formatDuration(lang, d.Truncate(time.Second)), minutesAndSeconds(lang, d))
+}
+
+// formatDuration is Go's form of d in English ("5ms", "1000s" for whole
+// seconds), and the Russian one with spaced units ("5 мс", "1000 с").
+func formatDuration(lang string, d time.Duration) string {
+	switch {
+	case d < time.Second && lang == Russian:
+		return fmt.Sprintf("%d мс", d.Milliseconds())
+	case d < time.Second:
+		return d.String()
+	case lang == Russian:
+		return fmt.Sprintf("%g с", d.Seconds())
+	default:
+		return fmt.Sprintf("%gs", d.Seconds())
+	}
+}
+
+// minutesAndSeconds is d as "16m40s", or "16 мин 40 с" in Russian.
+func minutesAndSeconds(lang string, d time.Duration) string {
+	if lang != Russian {
+		return d.String()
+	}
+	m, sec := int(d.Minutes()), int(d.Seconds())%60
+	return fmt.Sprintf("%d мин %d с", m, sec)
 }
