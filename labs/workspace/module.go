@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/mod/modfile"
@@ -37,7 +38,7 @@ type Module struct {
 // `go install`/`go build` of lab put them, verified); modules whose go.mod is
 // not cached are left for the go command to add.
 func Pinned(modulePath string) (*Module, error) {
-	deps, err := buildDeps()
+	deps, err := labDeps()
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +47,11 @@ func Pinned(modulePath string) (*Module, error) {
 
 // labModule is lab's own module path.
 const labModule = "github.com/operator-lab/lab"
+
+// labDeps is buildDeps, asked once per process: in a test binary it runs
+// the go command twice over lab's whole module, and every workspace a test
+// makes would pay for it again.
+var labDeps = sync.OnceValues(buildDeps)
 
 // buildDeps returns the modules lab is built with: from the binary's build
 // information, or, in a test binary (which carries none), from the go
