@@ -47,7 +47,7 @@ func TestReconcileDetailInATerminal(t *testing.T) {
 	s.Keys("w")
 	s.WaitFor(time.Minute, "TerminalError")
 	s.Keys("L") // close the lesson: the dashboard again, the invalid object selected
-	dashboard := s.WaitFor(30*time.Second, "Objects & phases", "TerminalError")
+	dashboard := s.WaitFor(30*time.Second, "Objects · conditions", "TerminalError")
 	whole := fmt.Sprintf("spec.count is %d, at most %d is supported", v1alpha1.MaxHelloCount+1, v1alpha1.MaxHelloCount)
 	t.Logf("dashboard (the whole error on it: %v):\n%s", strings.Contains(dashboard, whole), dashboard)
 
@@ -56,7 +56,7 @@ func TestReconcileDetailInATerminal(t *testing.T) {
 		"terminal error: "+whole, "no requeue, no Forget: terminal errors are not retried")
 	t.Logf("detail:\n%s", detail)
 	s.Keys("Escape")
-	back := s.WaitFor(30*time.Second, "Reconcile sequence", "Work queue", "Objects & phases")
+	back := s.WaitFor(30*time.Second, "Reconcile sequence", "Work queue", "Objects · conditions")
 	if strings.Contains(back, "in full") {
 		t.Errorf("esc left the detail open:\n%s", back)
 	}

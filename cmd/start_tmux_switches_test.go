@@ -45,7 +45,7 @@ func TestStartOffersOnlyTheSwitchesTheLabReads(t *testing.T) {
 	notShown(screen, "after b", "breaker →", "Circuit breaker", "breaker=")
 
 	s.Keys("?")
-	screen = s.WaitFor(10*time.Second, "requeue: error→requeue→after→terminal")
+	screen = s.WaitFor(10*time.Second, "requeue: error → requeue → after → terminal")
 	notShown(screen, "in the help", "circuit breaker on/off", "rate limiter on/off", "backoff: rate limiter or lesson")
 	s.Keys("?")
 
