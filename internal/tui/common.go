@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 )
 
@@ -13,7 +14,9 @@ import (
 // only in Update; components hold the pointer, so a new session or a
 // status said by any of them reaches all.
 type common struct {
-	st     Styles
+	st Styles
+	// say renders interface text in the learner's language (the lesson's).
+	say    l10n.Printer
 	paints paintCodes
 	// state is the one source of what the operator did, its gate and its
 	// switches included, in live, replay and --mine mode alike.

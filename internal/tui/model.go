@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 )
@@ -33,9 +35,9 @@ type Options struct {
 	// lipgloss's default renderer, which honours NO_COLOR.
 	Renderer *lipgloss.Renderer
 	Limits   state.Limits
-	// Lang is the language of the lesson pane ("en", "ru"); empty chooses
-	// as content.Lang does (LAB_LANG, then the locale). The lesson is the
-	// one of Header.Lab.
+	// Lang is the language of the interface and the lesson ("en", "ru");
+	// empty chooses as content.Lang does (LAB_LANG, then the locale). The
+	// lesson is the one of Header.Lab.
 	Lang string
 	// Exercises is the learner's workspace and its progress, later updated
 	// by ExercisesMsg; nil when the lab runs without a workspace.
@@ -86,6 +88,9 @@ func New(opts Options) Model {
 	st := NewStyles(opts.Renderer)
 	c := newCommon(st, opts.Limits, opts.Now, opts.Trace != nil)
 	c.namespace, c.lab = opts.Header.Namespace, opts.Header.Lab
+	if lang, err := content.Lang(opts.Lang); err == nil { // the lesson pane shows the error
+		c.say = l10n.For(lang)
+	}
 	m := Model{
 		c:       c,
 		keys:    newRootKeys(),

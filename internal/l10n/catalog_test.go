@@ -1,0 +1,169 @@
+package l10n
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const importPath = "github.com/operator-lab/lab/internal/l10n"
+
+// sourceKeys finds every interface text the module's code renders: the
+// string literals given to Text, Textf, Count and Mark in files that import
+// this package (and in this package's own files).
+func sourceKeys(t *testing.T) (texts, counts map[string]string) {
+	t.Helper()
+	texts, counts = map[string]string{}, map[string]string{}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			// Learner workspaces' sources and test data are not lab's interface.
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		own := f.Name.Name == "l10n" && filepath.Base(filepath.Dir(path)) == "l10n"
+		if !own && !slices.ContainsFunc(f.Imports, func(s *ast.ImportSpec) bool { return s.Path.Value == strconv.Quote(importPath) }) {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			lit := func(i int) (string, bool) {
+				if i >= len(call.Args) {
+					return "", false
+				}
+				b, ok := call.Args[i].(*ast.BasicLit)
+				if !ok || b.Kind != token.STRING {
+					return "", false
+				}
+				s, err := strconv.Unquote(b.Value)
+				return s, err == nil
+			}
+			switch sel.Sel.Name {
+			case "Text", "Textf", "Mark":
+				if s, ok := lit(0); ok {
+					texts[s] = path
+				}
+			case "Count":
+				if s, ok := lit(1); ok {
+					counts[s] = path
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts, counts
+}
+
+var verb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)
+
+func verbs(s string) []string { return verb.FindAllString(s, -1) }
+
+// TestRussianCatalogIsComplete fails for a text the code renders that has
+// no Russian, a Russian entry no code renders, and a translation whose
+// verbs differ from its key's (a %d where the key has %s prints garbage).
+func TestRussianCatalogIsComplete(t *testing.T) {
+	texts, counts := sourceKeys(t)
+	for key, where := range texts {
+		ru, ok := russian[key]
+		if !ok {
+			t.Errorf("%s: no Russian for %q", where, key)
+			continue
+		}
+		if !slices.Equal(verbs(key), verbs(ru)) {
+			t.Errorf("%s: the Russian of %q has verbs %v, the key %v", where, key, verbs(ru), verbs(key))
+		}
+	}
+	for key, where := range counts {
+		forms, ok := russianCounts[key]
+		if !ok {
+			t.Errorf("%s: no Russian count forms for %q", where, key)
+			continue
+		}
+		for _, ru := range forms {
+			if !slices.Equal(verbs(key), verbs(ru)) {
+				t.Errorf("%s: the Russian form %q of %q has verbs %v, the key %v", where, ru, key, verbs(ru), verbs(key))
+			}
+		}
+	}
+	for key := range russian {
+		if _, ok := texts[key]; !ok {
+			t.Errorf("the Russian catalog translates %q, which no code renders", key)
+		}
+	}
+	for key := range russianCounts {
+		if _, ok := counts[key]; !ok {
+			t.Errorf("the Russian count catalog has %q, which no code renders", key)
+		}
+	}
+}
+
+func TestRussianCountForms(t *testing.T) {
+	for n, want := range map[int]int{0: 2, 1: 0, 2: 1, 4: 1, 5: 2, 11: 2, 12: 2, 14: 2, 21: 0, 22: 1, 25: 2, 101: 0, 111: 2, 112: 2, -1: 0} {
+		if got := russianForm(n); got != want {
+			t.Errorf("russianForm(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// TestCatalogPartsDoNotOverlap fails when two parts translate one key:
+// one of the two would silently win.
+func TestCatalogPartsDoNotOverlap(t *testing.T) {
+	if n := len(russianCLI) + len(russianFrame) + len(russianPanes); n != len(russian) {
+		t.Errorf("the catalog's parts hold %d texts, the joined catalog %d: a key is in two parts", n, len(russian))
+	}
+	if n := len(russianCLICounts) + len(russianFrameCounts) + len(russianPanesCounts); n != len(russianCounts) {
+		t.Errorf("the catalog's parts hold %d counts, the joined catalog %d: a key is in two parts", n, len(russianCounts))
+	}
+}
+
+func TestPrinterFallsBackToEnglish(t *testing.T) {
+	ru, en := For("ru"), For("en")
+	const missing = "a text no catalog has %d"
+	if got := ru.Textf(missing, 3); got != "a text no catalog has 3" {
+		t.Errorf("Russian of an untranslated text = %q", got)
+	}
+	if got := en.Count(1, "%d call", "%d calls"); got != "1 call" {
+		t.Errorf("English count of 1 = %q", got)
+	}
+	if got := en.Count(2, "%d call", "%d calls"); got != "2 calls" {
+		t.Errorf("English count of 2 = %q", got)
+	}
+	if (Printer{}).Lang() != "en" || ru.Lang() != "ru" || !ru.Russian() {
+		t.Errorf("languages: zero %q, ru %q", Printer{}.Lang(), ru.Lang())
+	}
+}
