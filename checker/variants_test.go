@@ -193,6 +193,7 @@ func TestVariants(t *testing.T) {
 				before    labtest.Snapshot
 				report    *checker.Report
 				err       error
+				took      time.Duration
 			}
 			runs := make([]*run, len(rs))
 			for i, round := range rs {
@@ -212,8 +213,6 @@ func TestVariants(t *testing.T) {
 				r.before = labtest.TakeSnapshot(t, r.dir)
 				runs[i] = r
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-			defer cancel()
 			var wg sync.WaitGroup
 			slots := make(chan struct{}, variantChecksAtOnce)
 			for _, r := range runs {
@@ -222,12 +221,20 @@ func TestVariants(t *testing.T) {
 					defer wg.Done()
 					slots <- struct{}{}
 					defer func() { <-slots }()
+					// Each round has its own deadline, counted from when it
+					// starts: a slow machine makes the suite longer, never a
+					// round that waited its turn fail.
+					ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
+					defer cancel()
+					start := time.Now()
 					r.report, r.err = checker.Check(ctx, checker.Options{Lab: lab, Dir: r.dir, Exercises: r.exercises, Kubeconfig: kc})
+					r.took = time.Since(start)
 				}()
 			}
 			wg.Wait()
 			for i, round := range rs {
 				r := runs[i]
+				t.Logf("round %d: %d variants checked in %s", i+1, len(round), r.took.Round(time.Second))
 				if r.err != nil {
 					t.Errorf("round %d: check: %v", i+1, r.err)
 					continue
@@ -260,6 +267,10 @@ var variantsMatching = flag.String("variants", "", "check only the variants whos
 // variantChecksAtOnce is how many variant rounds of a lab are checked at
 // the same time: two, to leave the CPU to the rest of make test.
 const variantChecksAtOnce = 2
+
+// variantRoundTimeout bounds one round's check: far above what a round
+// takes (under a minute here), so only a hung check reaches it.
+const variantRoundTimeout = 8 * time.Minute
 
 // rounds deals the variants out so that no round holds two of one
 // exercise, nor variants of two exercises one of which imports the other's
