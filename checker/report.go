@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/workspace"
 )
@@ -27,17 +28,14 @@ type HumanOptions struct {
 
 // WriteHuman prints the report for a person at a terminal.
 func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
-	ru := opts.Lang == "ru"
+	say := l10n.For(opts.Lang)
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %s — %s\n\n", r.Lab.ID, r.Lab.Title.In(opts.Lang))
 	passed := 0
 	for _, res := range r.Results {
 		e := res.Exercise
 		mark := map[string]string{StatusPass: "✓", StatusFail: "✗", StatusError: "!"}[res.Status]
-		word := map[string]string{StatusPass: "passed", StatusFail: "failed", StatusError: "error"}[res.Status]
-		if ru {
-			word = map[string]string{StatusPass: "пройдено", StatusFail: "не пройдено", StatusError: "ошибка"}[res.Status]
-		}
+		word := say.Text(map[string]string{StatusPass: l10n.Mark("passed"), StatusFail: l10n.Mark("failed"), StatusError: l10n.Mark("error")}[res.Status])
 		fmt.Fprintf(&b, "%s %d. %-28s %s", mark, e.Number, e.Title.In(opts.Lang), word)
 		if res.Duration > 0 {
 			fmt.Fprintf(&b, " (%s)", res.Duration.Round(100*time.Millisecond))
@@ -63,13 +61,9 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 		}
 		b.WriteString("\n")
 	}
-	if ru {
-		fmt.Fprintf(&b, "\nПройдено %d из %d за %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond))
-	} else {
-		fmt.Fprintf(&b, "\n%d of %d passed in %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond))
-	}
+	b.WriteString(say.Textf("\n%d of %d passed in %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond)))
 	if r.BuildDir != "" {
-		fmt.Fprintf(&b, "Build folder kept at %s\n", r.BuildDir)
+		b.WriteString(say.Textf("Build folder kept at %s\n", r.BuildDir))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -82,14 +76,11 @@ func hintLine(e *labs.Exercise, opts HumanOptions) string {
 	if hint == "" {
 		return ""
 	}
-	label, more := "hint", " (lab hint: the next one)"
-	if opts.Lang == "ru" {
-		label, more = "подсказка", " (lab hint — следующая)"
-	}
+	say := l10n.For(opts.Lang)
 	if n == total {
-		more = ""
+		return say.Textf("    hint %d/%d: %s\n", n, total, hint)
 	}
-	return fmt.Sprintf("    %s %d/%d%s: %s\n", label, n, total, more, hint)
+	return say.Textf("    hint %d/%d (lab hint: the next one): %s\n", n, total, hint)
 }
 
 // checkHint is the hint printed beside a failure (workspace's CheckHint),

@@ -41,3 +41,24 @@ func TestReportHintIsTheOneCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestReportInRussian: the report's own words follow the language, as the
+// exercise titles and hints do.
+func TestReportInRussian(t *testing.T) {
+	lab, e := fixtureLab(t)
+	report := &Report{Lab: lab, Results: []*Result{{Exercise: e, Status: StatusFail, Reason: "expected this, saw that"}}}
+	var out strings.Builder
+	if err := report.WriteHuman(&out, HumanOptions{Lang: "ru", Progress: workspace.NewProgress(lab.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"не пройдено", fmt.Sprintf("подсказка 1/%d (lab hint — следующая): %s", len(e.Hints.In("ru")), e.Hints.In("ru")[0]), "Пройдено 0 из 1 за"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the Russian report lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, english := range []string{"failed", "hint 1/", "passed in"} {
+		if strings.Contains(out.String(), english) {
+			t.Errorf("the Russian report says %q:\n%s", english, out.String())
+		}
+	}
+}

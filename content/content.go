@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 //go:embed lessons
@@ -102,7 +104,7 @@ func (l *Lesson) Markdown() string {
 		b.WriteString(l.Intro)
 		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "**%s** (`lab read %s SECTION`):\n\n", phraseSections.in(l.Lang), l.ID)
+	fmt.Fprintf(&b, "**%s** (`lab read %s SECTION`):\n\n", l10n.For(l.Lang).Text("Sections"), l.ID)
 	for _, s := range l.Sections {
 		fmt.Fprintf(&b, "- `%s` — %s\n", s.ID, s.Title)
 	}
@@ -121,7 +123,7 @@ func (s Section) Markdown() string {
 	b.WriteString(displayFences(s.Body))
 	b.WriteString("\n")
 	if s.Demo != nil {
-		fmt.Fprintf(&b, "\n▶ %s `lab %s`\n", phraseTryIt.in(s.lang), strings.Join(s.Demo.RunArgs(), " "))
+		fmt.Fprintf(&b, "\n▶ %s `lab %s`\n", l10n.For(s.lang).Text("See it on the running operator (in `lab start`, open the lesson with `L` and press `w` in this section):"), strings.Join(s.Demo.RunArgs(), " "))
 	}
 	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // QueueCall is a work-queue method the controller calls for a key after
@@ -88,34 +90,17 @@ var tables = map[string]func(lang string) string{
 	"result-queue-calls": resultTable,
 }
 
-var (
-	resultHeader = localized{
-		en: "| You return | Queue calls, in order | Reconciled again |",
-		ru: "| Что вернули | Вызовы очереди по порядку | Следующий Reconcile |",
-	}
-	retryText = map[Retry]localized{
-		RetryOnEvent:        {en: "on the next event", ru: "по следующему событию"},
-		RetryAfterRequested: {en: "after `d`; failures reset", ru: "через `d`; счётчик неудач сброшен"},
-		RetryRateLimited:    {en: "after the rate limiter's delay", ru: "через задержку rate limiter"},
-	}
-	noteDeprecated = localized{en: "deprecated", ru: "устарело"}
-	noteIgnored    = localized{
-		en: "`RequeueAfter` ignored, an info line \"Warning: …\" logged",
-		ru: "`RequeueAfter` игнорируется, в логе info-строка «Warning: …»",
-	}
-	noteTerminal = localized{
-		en: "counted as an error and as a terminal error; failure count kept",
-		ru: "учитывается и как ошибка, и как терминальная; счётчик неудач не сбрасывается",
-	}
-	rateLimiterNote = localized{
-		en: "The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.",
-		ru: "Задержка ограничителя частоты очереди — %s·2ⁿ для n-й неудачи ключа подряд (n с нуля): %s, %s, %s, … не больше %s. `Forget` сбрасывает n в 0.",
-	}
-)
+// retryText says when a key is reconciled again, for the table's last column.
+var retryText = map[Retry]string{
+	RetryOnEvent:        l10n.Mark("on the next event"),
+	RetryAfterRequested: l10n.Mark("after `d`; failures reset"),
+	RetryRateLimited:    l10n.Mark("after the rate limiter's delay"),
+}
 
 func resultTable(lang string) string {
+	say := l10n.For(lang)
 	var b strings.Builder
-	b.WriteString(resultHeader.in(lang) + "\n|---|---|---|\n")
+	b.WriteString(say.Text("| You return | Queue calls, in order | Reconciled again |") + "\n|---|---|---|\n")
 	for _, c := range ResultCases {
 		calls := make([]string, len(c.Calls))
 		for i, call := range c.Calls {
@@ -126,20 +111,20 @@ func resultTable(lang string) string {
 		}
 		ret := "`" + c.Return + "`"
 		if c.Deprecated {
-			ret += " (" + noteDeprecated.in(lang) + ")"
+			ret += " (" + say.Text("deprecated") + ")"
 		}
-		next := retryText[c.Retry].in(lang)
+		next := say.Text(retryText[c.Retry])
 		if c.IgnoresRequeueAfter {
-			next += "; " + noteIgnored.in(lang)
+			next += "; " + say.Text("`RequeueAfter` ignored, an info line \"Warning: …\" logged")
 		}
 		if c.Terminal {
-			next += "; " + noteTerminal.in(lang)
+			next += "; " + say.Text("counted as an error and as a terminal error; failure count kept")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", ret, strings.Join(calls, ", "), next)
 	}
 	dur := func(d time.Duration) string { return formatDuration(lang, d) }
-	fmt.Fprintf(&b, "\n"+rateLimiterNote.in(lang)+"\n", dur(RateLimiterBase),
-		dur(RateLimiterBase), dur(2*RateLimiterBase), dur(4*RateLimiterBase), formatLimit(lang, RateLimiterMax))
+	b.WriteString("\n" + say.Textf("The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.",
+		dur(RateLimiterBase), dur(RateLimiterBase), dur(2*RateLimiterBase), dur(4*RateLimiterBase), formatLimit(lang, RateLimiterMax)) + "\n")
 	return b.String()
 }
 

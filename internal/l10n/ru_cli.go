@@ -1,6 +1,31 @@
 package l10n
 
-// The Russian of the command line's reports and messages (checker, workspace, cmd).
-var russianCLI = map[string]string{}
+// The Russian of the command line's reports and messages: the grader's
+// report, the workspace's README, the text lab adds to a lesson.
+var russianCLI = map[string]string{
+	// checker: the human report.
+	"passed":                     "пройдено",
+	"failed":                     "не пройдено",
+	"error":                      "ошибка",
+	"\n%d of %d passed in %s.\n": "\nПройдено %d из %d за %s.\n",
+	"Build folder kept at %s\n":  "Папка сборки сохранена: %s\n",
+	"    hint %d/%d: %s\n":       "    подсказка %d/%d: %s\n",
+	"    hint %d/%d (lab hint: the next one): %s\n": "    подсказка %d/%d (lab hint — следующая): %s\n",
+
+	// labs/workspace: the README's first line.
+	"Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.": "Проверка: `lab check`. Подсказка: `lab hint`. Прогресс: `lab list`.",
+
+	// content: what lab adds to a lesson.
+	"Sections": "Разделы",
+	"See it on the running operator (in `lab start`, open the lesson with `L` and press `w` in this section):": "Посмотрите на работающем операторе (в `lab start` откройте урок клавишей `L` и нажмите `w` в этом разделе):",
+	"| You return | Queue calls, in order | Reconciled again |":                                                "| Что вернули | Вызовы очереди по порядку | Следующий Reconcile |",
+	"on the next event":              "по следующему событию",
+	"after `d`; failures reset":      "через `d`; счётчик неудач сброшен",
+	"after the rate limiter's delay": "через задержку rate limiter",
+	"deprecated":                     "устарело",
+	"`RequeueAfter` ignored, an info line \"Warning: …\" logged":                                                                               "`RequeueAfter` игнорируется, в логе info-строка «Warning: …»",
+	"counted as an error and as a terminal error; failure count kept":                                                                          "учитывается и как ошибка, и как терминальная; счётчик неудач не сбрасывается",
+	"The rate limiter's delay is %s·2ⁿ for the n-th failure of the key in a row (n from 0): %s, %s, %s, … at most %s. `Forget` resets n to 0.": "Задержка ограничителя частоты очереди — %s·2ⁿ для n-й неудачи ключа подряд (n с нуля): %s, %s, %s, … не больше %s. `Forget` сбрасывает n в 0.",
+}
 
 var russianCLICounts = map[string][3]string{}

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -134,11 +135,7 @@ func initialFiles(lab *labs.Lab, lang string) ([]initialFile, error) {
 func Readme(lab *labs.Lab, lang string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# lab %s — %s\n\n", lab.ID, lab.Title.In(lang))
-	if lang == "ru" {
-		fmt.Fprintf(&b, "Проверка: `lab check`. Подсказка: `lab hint`. Прогресс: `lab list`.\n\n")
-	} else {
-		fmt.Fprintf(&b, "Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.\n\n")
-	}
+	b.WriteString(l10n.For(lang).Text("Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.") + "\n\n")
 	for _, e := range lab.Exercises {
 		b.WriteString(strings.TrimSpace(e.Instructions(lang)))
 		b.WriteString("\n\n")
