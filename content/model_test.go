@@ -205,6 +205,12 @@ var (
 // kind, in every language — is one the API package defines.
 func TestLessonNamesAreTheModels(t *testing.T) {
 	m := loadModel(t)
+	queueCalls := map[QueueCall]bool{}
+	for _, c := range ResultCases {
+		for _, call := range c.Calls {
+			queueCalls[call] = true
+		}
+	}
 	// Tests that replay what the lesson claims of the operator.
 	scenarioTests := testNames(t, "../operator/scenario")
 	maps.Copy(scenarioTests, testNames(t, "../operator"))
@@ -237,6 +243,7 @@ func TestLessonNamesAreTheModels(t *testing.T) {
 				case !camelWord.MatchString(word):
 				case m.phases[word], m.conditions[word], m.reasons[word], m.names[word], goIdents[word]:
 				case strings.HasPrefix(word, "Test") && scenarioTests[word]:
+				case queueCalls[QueueCall(word)]: // the work queue's, as the Result table names them
 				case word == "GenerateName": // metav1.ObjectMeta's
 				default:
 					t.Errorf("%s: `%s` is no phase, condition or reason of %s, and no name of the lesson's code", where, word, apiDir)
