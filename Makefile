@@ -9,7 +9,7 @@ BIN        := bin/lab
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS    := -X github.com/operator-lab/lab/internal/buildinfo.Version=$(VERSION)
 GO_TEST    ?= go test
-TEST_FLAGS ?= -timeout 40m
+TEST_FLAGS ?= -timeout 60m
 LAB        ?= 3.1
 # Root in CI containers; sudo elsewhere (only for apt-get).
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
