@@ -193,6 +193,7 @@ var russianPanes = map[string]string{
 	"w stops it; your switches come back when it ends":                "w — остановить; ваши переключатели вернутся, когда она закончится",
 
 	// The exercises layer.
+	"ex %d/%d":        "упр. %d/%d",
 	"exercises":       "упражнения",
 	"close exercises": "закрыть упражнения",
 	"Exercises":       "Упражнения",

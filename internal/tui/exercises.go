@@ -174,7 +174,7 @@ func (x *exercisesLayer) badge() string {
 	if passed == total {
 		ink = x.st.OK
 	}
-	return ink.Render(fmt.Sprintf("ex %d/%d", passed, total))
+	return ink.Render(x.say.Textf("ex %d/%d", passed, total))
 }
 
 // statusLabel is an exercise's status as glyph and word; the glyph keeps
