@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 )
 
@@ -64,7 +65,7 @@ func TestLessonPaneAlone(t *testing.T) {
 
 func TestGoldenExercisesLayer(t *testing.T) {
 	clock := clocktesting.NewFakePassiveClock(t0)
-	x := newExercisesLayer(NewStyles(asciiRenderer()), "en", clock.Now)
+	x := newExercisesLayer(NewStyles(asciiRenderer()), l10n.For("en"), clock.Now)
 	if news, _ := x.set(*lab31Exercises()); len(news) != 0 {
 		t.Fatalf("the first progress is not news: %q", news)
 	}

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
@@ -27,7 +28,6 @@ import (
 // when another demo replaces it, or when the learner stops it (w again).
 type demoRun struct {
 	section string // the section's ID
-	lang    string
 	// yours are the learner's values of the switches the demo set, in the
 	// order it set them. A switch the learner moves meanwhile is dropped:
 	// it is theirs again, and the demo leaves it alone.
@@ -90,33 +90,11 @@ func (o controlObjects) Update(ctx context.Context, key string, n int) error {
 
 func (o controlObjects) Delete(ctx context.Context, key string) error { return o.c.Delete(ctx, key) }
 
-// The demo's words on the status line and the lesson pane's demo line.
-var (
-	phraseDemo           = phrase{en: "demo %s", ru: "демонстрация %s"}
-	phraseDemoReplaces   = phrase{en: "replaces demo %s", ru: "вместо демонстрации %s"}
-	phraseDemoSet        = phrase{en: "set %s", ru: "выставлено %s"}
-	phraseDemoAlreadySet = phrase{en: "the switches were already as the lesson has them",
-		ru: "переключатели уже стояли так, как в уроке"}
-	phraseDemoPutBack     = phrase{en: "put back your %s", ru: "возвращены ваши значения %s"}
-	phraseDemoNothingBack = phrase{en: "your switches are as they were",
-		ru: "ваши переключатели как были"}
-	phraseDemoHealthyIn = phrase{en: "external healthy again in %s", ru: "внешняя система заработает через %s"}
-	phraseDemoPaused    = phrase{en: "paused: s lets a reconcile through", ru: "пауза: s пропускает один reconcile"}
-	phraseDemoWatch     = phrase{en: "watch the sequence pane", ru: "следите за последовательностью reconcile"}
-	phraseDemoRecovered = phrase{en: "the external system is healthy again — watch the next retry succeed",
-		ru: "внешняя система снова работает — следующая попытка пройдёт"}
-	phraseDemoOver    = phrase{en: "over", ru: "закончена"}
-	phraseDemoStopped = phrase{en: "stopped", ru: "остановлена"}
-	phraseDemoFailed  = phrase{en: "failed: %v", ru: "не удалась: %v"}
-	phraseDemoNeeds   = phrase{en: "needs the %s switch, which the running controller does not have",
-		ru: "нужен переключатель %s, а у запущенного контроллера его нет"}
-	phraseDemoYoursNow = phrase{en: "yours now: the demo leaves it", ru: "теперь ваш: демонстрация его не тронет"}
-	phraseDemoRunning  = phrase{en: "demo running", ru: "демонстрация идёт"}
-	phraseDemoSettling = phrase{en: "ends once %s is Ready, gone or failed for good",
-		ru: "закончится, когда %s будет Ready, удалён или отвергнут насовсем"}
-	phraseDemoStopKey = phrase{en: "w stops it; your switches come back when it ends",
-		ru: "w — остановить; ваши переключатели вернутся, когда она закончится"}
-)
+// otherLabDemo says where a demo of another lab runs (the lesson pane's
+// demo line, and the status line when w is pressed on it).
+func otherLabDemo(say l10n.Printer, lab string) string {
+	return say.Textf("this demo runs in lab %s: lab start %s", lab, lab)
+}
 
 // runDemo shows a lesson section's demo on the running operator (of lab):
 // its switches are set at once, then its scenario's change runs in the
@@ -126,38 +104,37 @@ func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
 	if d == nil || l.controls == nil || l.c.replay {
 		return nil
 	}
-	lang := section.Lang()
 	if d.Lab != lab {
-		l.c.setStatus(fmt.Sprintf(phraseOtherLab.in(lang), d.Lab, d.Lab), true)
+		l.c.setStatus(otherLabDemo(l.c.say, d.Lab), true)
 		return nil
 	}
 	if l.demo != nil && l.demo.section == section.ID {
-		l.endDemo(phraseDemoStopped.in(l.demo.lang), false)
+		l.endDemo(l.c.say.Text("stopped"), false)
 		return nil
 	}
-	name := fmt.Sprintf(phraseDemo.in(lang), section.ID)
+	name := l.c.say.Textf("demo %s", section.ID)
 	var scen *scenario.Scenario
 	if d.Scenario != "" {
 		s, err := scenario.Get(d.Lab, d.Scenario)
 		if err != nil {
-			l.c.setStatus(fmt.Sprintf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
+			l.c.setStatus(l.c.say.Textf("the live view cannot run scenario %q: try lab %s", d.Scenario, strings.Join(d.RunArgs(), " ")), true)
 			return nil
 		}
 		scen = &s
 	}
 	plan, missing := l.demoPlan(d, scen)
 	if missing != "" {
-		l.c.setStatus(name+" "+fmt.Sprintf(phraseDemoNeeds.in(lang), missing), true)
+		l.c.setStatus(name+" "+l.c.say.Textf("needs the %s switch, which the running controller does not have", missing), true)
 		return nil
 	}
 
 	var parts []string
 	prev := l.demo
-	run := &demoRun{section: section.ID, lang: lang, put: map[string]string{}}
+	run := &demoRun{section: section.ID, put: map[string]string{}}
 	if prev != nil {
 		// The learner's values stay those from before the first demo, and
 		// what the previous demo set that this one does not goes back now.
-		parts = append(parts, fmt.Sprintf(phraseDemoReplaces.in(lang), prev.section))
+		parts = append(parts, l.c.say.Textf("replaces demo %s", prev.section))
 		planned := map[string]bool{}
 		for _, p := range plan {
 			planned[p.Name] = true
@@ -168,7 +145,7 @@ func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
 			}
 		}
 		if back := l.putBack(prev, planned); len(back) > 0 {
-			parts = append(parts, fmt.Sprintf(phraseDemoPutBack.in(lang), strings.Join(back, ", ")))
+			parts = append(parts, l.c.say.Textf("put back your %s", strings.Join(back, ", ")))
 		}
 		l.demo = nil
 	}
@@ -189,25 +166,25 @@ func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
 		}
 		if err := l.controls.SetSwitch(p.Name, p.Value); err != nil {
 			delete(run.put, p.Name)
-			l.endDemo(fmt.Sprintf(phraseDemoFailed.in(lang), fmt.Errorf("%s=%s: %w", p.Name, p.Value, err)), true)
+			l.endDemo(l.c.say.Textf("failed: %v", fmt.Errorf("%s=%s: %w", p.Name, p.Value, err)), true)
 			return nil
 		}
 		set = append(set, p.Name+"="+p.Value)
 		l.c.noteChanged(p.Name)
 	}
 	if len(set) > 0 {
-		parts = append(parts, fmt.Sprintf(phraseDemoSet.in(lang), strings.Join(set, ", ")))
+		parts = append(parts, l.c.say.Textf("set %s", strings.Join(set, ", ")))
 	} else {
-		parts = append(parts, phraseDemoAlreadySet.in(lang))
+		parts = append(parts, l.c.say.Text("the switches were already as the lesson has them"))
 	}
 	note := ""
 	if scen != nil && scen.External != "" {
 		wait := l.scaled(scen.Recover) // at the timescale the demo just set
 		run.outage = &outage{until: l.c.clock().Add(wait)}
-		note = "; " + fmt.Sprintf(phraseDemoHealthyIn.in(lang), formatDuration(wait.Round(100*time.Millisecond)))
+		note = "; " + l.c.say.Textf("external healthy again in %s", formatDuration(wait.Round(100*time.Millisecond)))
 	}
 	if paused, _ := l.c.gate(); paused {
-		note += " (" + phraseDemoPaused.in(lang) + ")"
+		note += " (" + l.c.say.Text("paused: s lets a reconcile through") + ")"
 	}
 	what := name + ": " + strings.Join(parts, "; ")
 	if scen == nil {
@@ -272,14 +249,14 @@ func (l *live) demoActed(msg demoActedMsg) {
 	if msg.err != nil {
 		l.c.setStatus(fmt.Sprintf("%s: %v", msg.what, msg.err), true)
 		if l.demo == run {
-			l.endDemo(fmt.Sprintf(phraseDemoFailed.in(run.lang), msg.err), true)
+			l.endDemo(l.c.say.Textf("failed: %v", msg.err), true)
 		}
 		return
 	}
 	if msg.key != "" {
 		l.f.selected = msg.key
 	}
-	l.c.setStatus(msg.what+msg.note+" — "+phraseDemoWatch.in(run.lang), false)
+	l.c.setStatus(msg.what+msg.note+" — "+l.c.say.Text("watch the sequence pane"), false)
 	if run.key != msg.key {
 		run.seen = 0 // an object the demo made: every reconcile of it counts
 	}
@@ -303,7 +280,7 @@ func (l *live) tickDemo() {
 		return
 	}
 	if d.acted && l.settled(d, now) {
-		l.endDemo(phraseDemoOver.in(d.lang), false)
+		l.endDemo(l.c.say.Text("over"), false)
 	}
 }
 
@@ -351,12 +328,12 @@ func (l *live) endOutage(d *demoRun) {
 	}
 	healthy := string(switches.ExternalHealthy)
 	if err := l.controls.SetSwitch(switches.NameExternal, healthy); err != nil {
-		l.c.setStatus(fmt.Sprintf(phraseDemo.in(d.lang), d.section)+": external="+healthy+": "+err.Error(), true)
+		l.c.setStatus(l.c.say.Textf("demo %s", d.section)+": external="+healthy+": "+err.Error(), true)
 		return
 	}
 	d.put[switches.NameExternal] = healthy
 	l.c.noteChanged(switches.NameExternal)
-	l.c.setStatus(fmt.Sprintf(phraseDemo.in(d.lang), d.section)+": "+phraseDemoRecovered.in(d.lang), false)
+	l.c.setStatus(l.c.say.Textf("demo %s", d.section)+": "+l.c.say.Text("the external system is healthy again — watch the next retry succeed"), false)
 }
 
 // endDemo ends the demo under way (why: over, stopped, failed; bad for a
@@ -367,11 +344,11 @@ func (l *live) endDemo(why string, bad bool) {
 		return
 	}
 	l.demo = nil
-	msg := fmt.Sprintf(phraseDemo.in(d.lang), d.section) + " " + why
+	msg := l.c.say.Textf("demo %s", d.section) + " " + why
 	if back := l.putBack(d, nil); len(back) > 0 {
-		msg += ": " + fmt.Sprintf(phraseDemoPutBack.in(d.lang), strings.Join(back, ", "))
+		msg += ": " + l.c.say.Textf("put back your %s", strings.Join(back, ", "))
 	} else {
-		msg += ": " + phraseDemoNothingBack.in(d.lang)
+		msg += ": " + l.c.say.Text("your switches are as they were")
 	}
 	l.c.setStatus(msg, bad)
 }
@@ -407,7 +384,7 @@ func (l *live) takeOver(name string) string {
 	if name == switches.NameExternal {
 		d.outage = nil
 	}
-	return " (" + phraseDemoYoursNow.in(d.lang) + ")"
+	return " (" + l.c.say.Text("yours now: the demo leaves it") + ")"
 }
 
 // drop forgets the learner's value of a switch; it reports whether the
@@ -429,15 +406,15 @@ func (l *live) runningDemo() (section, note string) {
 	if d == nil {
 		return "", ""
 	}
-	parts := []string{phraseDemoRunning.in(d.lang)}
+	parts := []string{l.c.say.Text("demo running")}
 	switch {
 	case d.outage != nil:
 		left := max(d.outage.until.Sub(l.c.clock()), 0)
-		parts = append(parts, fmt.Sprintf(phraseDemoHealthyIn.in(d.lang), formatDuration(left.Round(100*time.Millisecond))))
+		parts = append(parts, l.c.say.Textf("external healthy again in %s", formatDuration(left.Round(100*time.Millisecond))))
 	case d.key != "":
-		parts = append(parts, fmt.Sprintf(phraseDemoSettling.in(d.lang), l.c.displayKey(d.key)))
+		parts = append(parts, l.c.say.Textf("ends once %s is Ready, gone or failed for good", l.c.displayKey(d.key)))
 	}
-	return d.section, strings.Join(append(parts, phraseDemoStopKey.in(d.lang)), " · ")
+	return d.section, strings.Join(append(parts, l.c.say.Text("w stops it; your switches come back when it ends")), " · ")
 }
 
 // scaled is an operator delay in real time at the current timescale, read

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 )
@@ -27,9 +28,8 @@ type detailLayer struct {
 	c     *common
 	f     *focus
 	keys  detailKeys
-	lang  string // of the UI's own text: the lesson pane's
-	under layer  // what closing it shows again
-	n     int    // the number of the reconcile shown
+	under layer // what closing it shows again
+	n     int   // the number of the reconcile shown
 
 	width, height int      // the body's
 	lines         []string // the content, wrapped to the inside of the frame
@@ -56,56 +56,21 @@ type detailKeys struct {
 	Top, Bottom      key.Binding
 }
 
-func newDetailKeys() detailKeys {
+func newDetailKeys(say l10n.Printer) detailKeys {
 	return detailKeys{
-		Open:     bind([]string{"enter"}, "enter", "detail"),
-		Close:    bind([]string{"esc"}, "esc", "back"),
-		Up:       bind([]string{"up", "k"}, "↑/k", "scroll up"),
-		Down:     bind([]string{"down", "j"}, "↓/j", "scroll down"),
-		PageUp:   bind([]string{"pgup"}, "pgup", "page up"),
-		PageDown: bind([]string{"pgdown", " "}, "pgdn", "page down"),
-		Top:      bind([]string{"home", "g"}, "g", "top"),
-		Bottom:   bind([]string{"end", "G"}, "G", "bottom"),
+		Open:     bind([]string{"enter"}, "enter", say.Text("detail")),
+		Close:    bind([]string{"esc"}, "esc", say.Text("back")),
+		Up:       bind([]string{"up", "k"}, "↑/k", say.Text("scroll up")),
+		Down:     bind([]string{"down", "j"}, "↓/j", say.Text("scroll down")),
+		PageUp:   bind([]string{"pgup"}, "pgup", say.Text("page up")),
+		PageDown: bind([]string{"pgdown", " "}, "pgdn", say.Text("page down")),
+		Top:      bind([]string{"home", "g"}, "g", say.Text("top")),
+		Bottom:   bind([]string{"end", "G"}, "G", say.Text("bottom")),
 	}
 }
 
-var (
-	phraseDetailTitle = phrase{en: "Reconcile #%d in full", ru: "Reconcile #%d целиком"}
-	phraseDetailHint  = phrase{en: "esc returns", ru: "esc — назад"}
-	phraseDetailGone  = phrase{en: "Reconcile #%d is no longer held: the view keeps the last %d reconciles.",
-		ru: "Reconcile #%d уже не хранится: видны последние %d."}
-	phraseNoReconcile = phrase{en: "no reconcile yet, so none to show in full", ru: "reconcile ещё не было — показывать нечего"}
-
-	phraseWhyItRan       = phrase{en: "Why it ran", ru: "Почему он запустился"}
-	phraseWhatItDid      = phrase{en: "What it did", ru: "Что он сделал"}
-	phraseResult         = phrase{en: "Result", ru: "Результат"}
-	phraseQueueDid       = phrase{en: "What the work queue did", ru: "Что сделала очередь"}
-	phraseStarted        = phrase{en: "started %s; the times below are from this start", ru: "начат в %s; время ниже — от этого начала"}
-	phraseOwned          = phrase{en: "an object it owns changed, so its owner was queued", ru: "изменился объект, которым он владеет, — в очередь встал владелец"}
-	phraseAskedBy        = phrase{en: "asked for by reconcile #%d", ru: "запрошено reconcile #%d"}
-	phraseNoCause        = phrase{en: "no watch event is known for it (a requeue, or the event is no longer held)", ru: "событие watch для него неизвестно (повтор, или событие уже не хранится)"}
-	phraseMoreAdds       = phrase{en: "%d more adds merged into this reconcile (not kept)", ru: "ещё %d добавлений слились в этот reconcile (не сохранены)"}
-	phraseDequeued       = phrase{en: "a worker took the key after it waited %s", ru: "воркер взял ключ, прождавший %s"}
-	phraseTaken          = phrase{en: "a worker took the key", ru: "воркер взял ключ"}
-	phraseNoSteps        = phrase{en: "nothing between start and end", ru: "между началом и концом — ничего"}
-	phraseMoreSteps      = phrase{en: "… %d more steps happened; the view keeps the first %d of a reconcile", ru: "… ещё %d шагов; видны первые %d шагов reconcile"}
-	phraseRunning        = phrase{en: "still running, for %s so far", ru: "ещё выполняется, уже %s"}
-	phraseReturned       = phrase{en: "returned", ru: "вернул"}
-	phraseTook           = phrase{en: "took", ru: "длился"}
-	phraseError          = phrase{en: "error", ru: "ошибка"}
-	phraseChain          = phrase{en: "chain", ru: "цепочка"}
-	phraseNone           = phrase{}
-	phraseAnError        = phrase{en: "an error", ru: "ошибку"}
-	phraseATerminalError = phrase{en: "a TerminalError: not retried", ru: "TerminalError: без повторов"}
-	phraseIgnoredAfter   = phrase{en: " (the RequeueAfter %s beside it is ignored)", ru: " (RequeueAfter %s рядом с ней не учитывается)"}
-	phraseNotYet         = phrase{en: "nothing yet: Reconcile has not returned", ru: "пока ничего: Reconcile не вернул результат"}
-	phraseDone           = phrase{en: "queue.Done: the worker let go of the key", ru: "queue.Done: воркер отпустил ключ"}
-	phraseNotDone        = phrase{en: "no queue.Done yet: the worker still holds the key", ru: "queue.Done ещё не было: воркер держит ключ"}
-	phraseScrollMore     = phrase{en: "lines %d–%d of %d · ↑/↓ pgup/pgdn scroll", ru: "строки %d–%d из %d · ↑/↓ pgup/pgdn — прокрутка"}
-)
-
-func newDetailLayer(c *common, f *focus, lang string) *detailLayer {
-	return &detailLayer{c: c, f: f, lang: lang, keys: newDetailKeys()}
+func newDetailLayer(c *common, f *focus) *detailLayer {
+	return &detailLayer{c: c, f: f, keys: newDetailKeys(c.say)}
 }
 
 // configure enables enter while the detail is closed and the keys that
@@ -211,7 +176,8 @@ func (d *detailLayer) scroll(n int) {
 
 func (d *detailLayer) ShortHelp() []key.Binding {
 	k := d.keys
-	return []key.Binding{k.Close, helpOnly(k.Down, "↑/↓", "scroll"), helpOnly(k.PageDown, "pgup/pgdn", "page")}
+	say := d.c.say
+	return []key.Binding{k.Close, helpOnly(k.Down, "↑/↓", say.Text("scroll")), helpOnly(k.PageDown, "pgup/pgdn", say.Text("page"))}
 }
 
 func (d *detailLayer) FullHelp() [][]key.Binding {
@@ -221,8 +187,8 @@ func (d *detailLayer) FullHelp() [][]key.Binding {
 
 // View draws the lines in view in a frame over the body.
 func (d *detailLayer) View() string {
-	st, lang := d.c.st, d.lang
-	title := st.PaneTitle.Render(fmt.Sprintf(phraseDetailTitle.in(lang), d.n)) + st.PaneHint.Render(" · "+phraseDetailHint.in(lang))
+	st, say := d.c.st, d.c.say
+	title := st.PaneTitle.Render(say.Textf("Reconcile #%d in full", d.n)) + st.PaneHint.Render(" · "+say.Text("esc returns"))
 	rows := d.rows()
 	end := min(d.offset+rows, len(d.lines))
 	out := make([]string, 0, rows+1)
@@ -233,14 +199,14 @@ func (d *detailLayer) View() string {
 		out = append(out, "")
 	}
 	if len(d.lines) > rows {
-		out = append(out, " "+st.Faint.Render(fmt.Sprintf(phraseScrollMore.in(lang), d.offset+1, end, len(d.lines))))
+		out = append(out, " "+st.Faint.Render(say.Textf("lines %d–%d of %d · ↑/↓ pgup/pgdn scroll", d.offset+1, end, len(d.lines))))
 	}
 	return drawFrame(st.BorderFocus, title, out, d.width, d.height)
 }
 
 // build writes the reconcile out in full, wrapped to the inner width.
 func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
-	st, lang, w := d.c.st, d.lang, d.innerWidth()
+	st, say, w := d.c.st, d.c.say, d.innerWidth()
 	var out []string
 	// para wraps text to the width, its first line after lead and the
 	// others under it; ink styles the text.
@@ -255,14 +221,14 @@ func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
 			out = append(out, first+ink.Render(l))
 		}
 	}
-	heading := func(p phrase) {
+	heading := func(text string) {
 		if len(out) > 0 {
 			out = append(out, "")
 		}
-		out = append(out, st.Bold.Render(p.in(lang)))
+		out = append(out, st.Bold.Render(text))
 	}
 	if !held {
-		para("", fmt.Sprintf(phraseDetailGone.in(lang), d.n, d.c.state.Limits().Reconciles), st.Warn)
+		para("", say.Textf("Reconcile #%d is no longer held: the view keeps the last %d reconciles.", d.n, d.c.state.Limits().Reconciles), st.Warn)
 		return out
 	}
 	start := r.Start.Time
@@ -292,83 +258,83 @@ func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
 		summary += " · id " + r.ID
 	}
 	para("", summary, st.Bold)
-	para("", fmt.Sprintf(phraseStarted.in(lang), start.Format("15:04:05.000")), st.Faint)
+	para("", say.Textf("started %s; the times below are from this start", start.Format("15:04:05.000")), st.Faint)
 
-	heading(phraseWhyItRan)
+	heading(say.Text("Why it ran"))
 	if t := r.Trigger; t != nil {
 		note := ""
 		if t.Key != r.Key {
-			note = phraseOwned.in(lang)
+			note = say.Text("an object it owns changed, so its owner was queued")
 		}
 		event(*t, note)
 	}
 	for _, add := range r.Adds {
 		note := ""
 		if by, ok := d.c.state.RequeuedBy(add); ok {
-			note = fmt.Sprintf(phraseAskedBy.in(lang), by.N)
+			note = say.Textf("asked for by reconcile #%d", by.N)
 		}
 		event(add, note)
 	}
 	if r.Trigger == nil {
-		para("  ", phraseNoCause.in(lang), st.Faint)
+		para("  ", say.Text("no watch event is known for it (a requeue, or the event is no longer held)"), st.Faint)
 	}
 	if more := r.AddCount - len(r.Adds); more > 0 {
-		para("  ", fmt.Sprintf(phraseMoreAdds.in(lang), more), st.Faint)
+		para("  ", say.Count(more, "%d more adds merged into this reconcile (not kept)", "%d more adds merged into this reconcile (not kept)"), st.Faint)
 	}
 	if r.Get != nil {
-		note := phraseTaken.in(lang)
+		note := say.Text("a worker took the key")
 		if waited, ok := r.Waited(); ok {
-			note = fmt.Sprintf(phraseDequeued.in(lang), formatDuration(waited))
+			note = say.Textf("a worker took the key after it waited %s", formatDuration(waited))
 		}
 		event(*r.Get, note)
 	}
 	event(r.Start, "")
 
-	heading(phraseWhatItDid)
+	heading(say.Text("What it did"))
 	if len(r.Steps) == 0 && r.StepsDropped == 0 {
-		para("  ", phraseNoSteps.in(lang), st.Faint)
+		para("  ", say.Text("nothing between start and end"), st.Faint)
 	}
 	for _, e := range r.Steps {
 		event(e, "")
 	}
 	if r.StepsDropped > 0 {
-		para("  ", fmt.Sprintf(phraseMoreSteps.in(lang), r.StepsDropped, d.c.state.Limits().StepsPerReconcile), st.Faint)
+		para("  ", say.Count(r.StepsDropped, "… %d more steps happened; the view keeps the first %d of a reconcile", "… %d more steps happened; the view keeps the first %d of a reconcile", d.c.state.Limits().StepsPerReconcile), st.Faint)
 	}
 
-	heading(phraseResult)
-	label := func(p phrase) string { return "  " + padRight(p.in(lang), 10) }
+	heading(say.Text("Result"))
+	label := func(text string) string { return "  " + padRight(text, 10) }
 	if r.End == nil {
-		para("  ", fmt.Sprintf(phraseRunning.in(lang), formatDuration(r.Duration(d.c.now()))), st.Warn)
+		para("  ", say.Textf("still running, for %s so far", formatDuration(r.Duration(d.c.now()))), st.Warn)
 	} else {
 		ink := st.Result(r.End.Result)
-		para(label(phraseReturned), resultName(r.End, lang), ink)
-		para(label(phraseTook), formatDuration(r.Duration(d.c.now())), st.Plain)
+		para(label(say.Text("returned")), resultName(r.End, say), ink)
+		para(label(say.Text("took")), formatDuration(r.Duration(d.c.now())), st.Plain)
 		if r.End.Error != "" {
-			para(label(phraseError), r.End.Error, ink)
+			para(label(say.Text("error")), r.End.Error, ink)
 			// Go wraps errors as "context: cause"; each layer on a line of
 			// its own, under the one that wraps it, shows the chain.
 			if chain := strings.Split(r.End.Error, ": "); len(chain) > 1 {
-				para(label(phraseChain), chain[0], st.Faint)
+				para(label(say.Text("chain")), chain[0], st.Faint)
 				for i, layer := range chain[1:] {
-					para(label(phraseNone)+strings.Repeat("  ", i)+"└ ", layer, st.Faint)
+					para(label("")+strings.Repeat("  ", i)+"└ ", layer, st.Faint)
 				}
 			}
 		}
 	}
 
-	heading(phraseQueueDid)
+	heading(say.Text("What the work queue did"))
 	switch {
 	case r.End == nil:
-		para("  ", phraseNotYet.in(lang), st.Faint)
+		para("  ", say.Text("nothing yet: Reconcile has not returned"), st.Faint)
 	default:
-		para("  ", outcomeLabel(r), st.Result(r.End.Result))
+		para("  ", outcomeLabel(say, r), st.Result(r.End.Result))
 		for _, e := range r.Outcome {
 			event(e, "")
 		}
 		if r.Done {
-			para("  ", phraseDone.in(lang), st.Faint)
+			para("  ", say.Text("queue.Done: the worker let go of the key"), st.Faint)
 		} else {
-			para("  ", phraseNotDone.in(lang), st.Faint)
+			para("  ", say.Text("no queue.Done yet: the worker still holds the key"), st.Faint)
 		}
 	}
 	return out
@@ -376,7 +342,7 @@ func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
 
 // resultName is what Reconcile returned, as Go code says it; the error's
 // text has a line of its own.
-func resultName(e *observe.Event, lang string) string {
+func resultName(e *observe.Event, say l10n.Printer) string {
 	switch e.Result {
 	case observe.ResultSuccess:
 		return "Result{}, nil"
@@ -385,15 +351,19 @@ func resultName(e *observe.Event, lang string) string {
 	case observe.ResultRequeueAfter:
 		return "Result{RequeueAfter: " + formatDuration(e.RequeueAfter.D()) + "}, nil"
 	case observe.ResultError, observe.ResultTerminal:
-		p := phraseAnError
+		text := say.Text("an error")
 		if e.Result == observe.ResultTerminal {
-			p = phraseATerminalError
+			text = say.Text("a TerminalError: not retried")
 		}
-		text := p.in(lang)
 		if e.RequeueAfter > 0 {
-			text += fmt.Sprintf(phraseIgnoredAfter.in(lang), formatDuration(e.RequeueAfter.D()))
+			text += say.Textf(" (the RequeueAfter %s beside it is ignored)", formatDuration(e.RequeueAfter.D()))
 		}
 		return text
 	}
 	return e.Result
+}
+
+// noReconcile is what enter says before any reconcile.
+func (d *detailLayer) noReconcile() string {
+	return d.c.say.Text("no reconcile yet, so none to show in full")
 }

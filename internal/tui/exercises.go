@@ -9,6 +9,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // Exercise is one exercise of the learner's workspace as the exercises layer shows it.
@@ -42,42 +44,6 @@ const (
 	exerciseError = "error"
 )
 
-var (
-	phraseExercises     = phrase{en: "Exercises", ru: "Упражнения"}
-	phraseExercisesHint = phrase{en: "your progress, kept up to date by lab check",
-		ru: "ваш прогресс, его обновляет lab check"}
-	phraseWorkspace   = phrase{en: "workspace %s", ru: "рабочая папка %s"}
-	phraseCreated     = phrase{en: "created %s", ru: "создана %s"}
-	phrasePassedCount = phrase{en: "%d/%d passed", ru: "пройдено %d/%d"}
-	phraseAllDone     = phrase{en: "all done", ru: "всё готово"}
-	phraseNoExercises = phrase{en: "this workspace has no exercises", ru: "в этой рабочей папке нет упражнений"}
-	phraseNext        = phrase{en: "next ▸", ru: "далее ▸"}
-	phraseFiles       = phrase{en: "edit", ru: "правьте"}
-	phraseHowTo       = phrase{en: "Edit the files, then run lab check in another terminal (or lab check --watch).",
-		ru: "Правьте файлы, затем — lab check в другом терминале (или lab check --watch)."}
-	phraseHowToMore = phrase{en: "Stuck? lab hint. This list updates by itself after every check.",
-		ru: "Застряли? lab hint. Список обновляется сам после каждой проверки."}
-	phraseNoWorkspace = phrase{en: "no workspace, so no exercises to show",
-		ru: "рабочей папки нет, поэтому нет и упражнений"}
-
-	phraseStatusPass      = phrase{en: "✓ passed", ru: "✓ пройдено"}
-	phraseStatusFail      = phrase{en: "✗ failed", ru: "✗ не пройдено"}
-	phraseStatusError     = phrase{en: "! error", ru: "! ошибка"}
-	phraseStatusUnchecked = phrase{en: "· not checked", ru: "· не проверено"}
-
-	phraseNowPasses = phrase{en: "✓ %s passed", ru: "✓ %s пройдено"}
-	phraseNowFails  = phrase{en: "✗ %s failed — lab check says why", ru: "✗ %s не пройдено — lab check покажет почему"}
-	phraseNowErrors = phrase{en: "! %s: the check could not run — lab check says why",
-		ru: "! %s: проверка не запустилась — lab check покажет почему"}
-	phraseEveryPass = phrase{en: "every exercise passes", ru: "все упражнения пройдены"}
-
-	phraseJustNow    = phrase{en: "just now", ru: "только что"}
-	phraseSecondsAgo = phrase{en: "%ds ago", ru: "%d с назад"}
-	phraseMinutesAgo = phrase{en: "%dm ago", ru: "%d мин назад"}
-	phraseHoursAgo   = phrase{en: "%dh ago", ru: "%d ч назад"}
-	phraseDaysAgo    = phrase{en: "%dd ago", ru: "%d дн назад"}
-)
-
 // exercisesLayer is the learner's workspace and its progress, drawn as
 // the layer below the operator; a component of the root, which gives it
 // its size (SetSize) and draws its lines (View) in the layer's frame. Its
@@ -85,7 +51,7 @@ var (
 // shares its place with the lesson.
 type exercisesLayer struct {
 	st    Styles
-	lang  string // of the UI's own text: the lesson pane's
+	say   l10n.Printer
 	clock func() time.Time
 	ws    *ExercisesMsg // nil: no workspace
 	// createdAt is when the layer first heard this start created the
@@ -98,9 +64,9 @@ type exercisesLayer struct {
 
 type exercisesKeys struct{ Toggle key.Binding }
 
-func newExercisesLayer(st Styles, lang string, clock func() time.Time) *exercisesLayer {
-	return &exercisesLayer{st: st, lang: lang, clock: clock,
-		keys: exercisesKeys{Toggle: bind([]string{"x"}, "x", "exercises")}}
+func newExercisesLayer(st Styles, say l10n.Printer, clock func() time.Time) *exercisesLayer {
+	return &exercisesLayer{st: st, say: say, clock: clock,
+		keys: exercisesKeys{Toggle: bind([]string{"x"}, "x", say.Text("exercises"))}}
 }
 
 // configure enables x (live without a workspace it still answers: it says
@@ -108,9 +74,9 @@ func newExercisesLayer(st Styles, lang string, clock func() time.Time) *exercise
 func (x *exercisesLayer) configure(enabled, open bool) {
 	x.keys.Toggle.SetEnabled(enabled)
 	if open {
-		x.keys.Toggle.SetHelp("x", "close exercises")
+		x.keys.Toggle.SetHelp("x", x.say.Text("close exercises"))
 	} else {
-		x.keys.Toggle.SetHelp("x", "exercises")
+		x.keys.Toggle.SetHelp("x", x.say.Text("exercises"))
 	}
 }
 
@@ -146,7 +112,7 @@ func (x *exercisesLayer) set(msg ExercisesMsg) (news []string, bad bool) {
 		x.createdAt = x.clock()
 	}
 	if prev != nil {
-		news, bad = exerciseChanges(prev.Exercises, msg.Exercises, x.lang)
+		news, bad = exerciseChanges(prev.Exercises, msg.Exercises, x.say)
 	}
 	if msg.Notice != "" && (prev == nil || prev.Notice != msg.Notice) {
 		news, bad = append([]string{msg.Notice}, news...), true
@@ -156,7 +122,7 @@ func (x *exercisesLayer) set(msg ExercisesMsg) (news []string, bad bool) {
 
 // exerciseChanges says which exercises now pass, fail or cannot be
 // checked; bad is true when any does not pass.
-func exerciseChanges(prev, next []Exercise, lang string) (news []string, bad bool) {
+func exerciseChanges(prev, next []Exercise, say l10n.Printer) (news []string, bad bool) {
 	was := make(map[string]string, len(prev))
 	for _, e := range prev {
 		was[e.ID] = e.Status
@@ -168,15 +134,15 @@ func exerciseChanges(prev, next []Exercise, lang string) (news []string, bad boo
 		}
 		switch e.Status {
 		case exercisePass:
-			news, passedNow = append(news, fmt.Sprintf(phraseNowPasses.in(lang), e.ID)), true
+			news, passedNow = append(news, say.Textf("✓ %s passed", e.ID)), true
 		case exerciseFail:
-			news, bad = append(news, fmt.Sprintf(phraseNowFails.in(lang), e.ID)), true
+			news, bad = append(news, say.Textf("✗ %s failed — lab check says why", e.ID)), true
 		case exerciseError:
-			news, bad = append(news, fmt.Sprintf(phraseNowErrors.in(lang), e.ID)), true
+			news, bad = append(news, say.Textf("! %s: the check could not run — lab check says why", e.ID)), true
 		}
 	}
 	if passedNow && passedCount(next) == len(next) {
-		news = append(news, phraseEveryPass.in(lang))
+		news = append(news, say.Text("every exercise passes"))
 	}
 	return news, bad
 }
@@ -208,22 +174,22 @@ func (x *exercisesLayer) badge() string {
 	if passed == total {
 		ink = x.st.OK
 	}
-	return ink.Render(fmt.Sprintf("ex %d/%d", passed, total))
+	return ink.Render(x.say.Textf("ex %d/%d", passed, total))
 }
 
 // statusLabel is an exercise's status as glyph and word; the glyph keeps
 // it readable without colour.
 func (x *exercisesLayer) statusLabel(status string) string {
-	st, lang := x.st, x.lang
+	st, say := x.st, x.say
 	switch status {
 	case exercisePass:
-		return st.OK.Render(phraseStatusPass.in(lang))
+		return st.OK.Render(say.Text("✓ passed"))
 	case exerciseFail:
-		return st.Bad.Render(phraseStatusFail.in(lang))
+		return st.Bad.Render(say.Text("✗ failed"))
 	case exerciseError:
-		return st.Warn.Render(phraseStatusError.in(lang))
+		return st.Warn.Render(say.Text("! error"))
 	case "":
-		return st.Faint.Render(phraseStatusUnchecked.in(lang))
+		return st.Faint.Render(say.Text("· not checked"))
 	}
 	// A status this build does not know: shown as is rather than hidden.
 	return st.Warn.Render("? " + status)
@@ -234,26 +200,22 @@ func (x *exercisesLayer) checkedAgo(e Exercise) string {
 	if e.CheckedAt.IsZero() {
 		return ""
 	}
-	return agoText(x.clock().Sub(e.CheckedAt), x.lang)
+	return agoText(x.clock().Sub(e.CheckedAt), x.say)
 }
 
 // agoText is a past moment relative to now, in the largest whole unit.
-func agoText(d time.Duration, lang string) string {
-	var unit phrase
-	var n time.Duration
+func agoText(d time.Duration, say l10n.Printer) string {
 	switch {
 	case d < 5*time.Second: // including a CheckedAt a little ahead of this clock
-		return phraseJustNow.in(lang)
+		return say.Text("just now")
 	case d < time.Minute:
-		unit, n = phraseSecondsAgo, d/time.Second
+		return say.Textf("%ds ago", int(d/time.Second))
 	case d < time.Hour:
-		unit, n = phraseMinutesAgo, d/time.Minute
+		return say.Textf("%dm ago", int(d/time.Minute))
 	case d < 24*time.Hour:
-		unit, n = phraseHoursAgo, d/time.Hour
-	default:
-		unit, n = phraseDaysAgo, d/(24*time.Hour)
+		return say.Textf("%dh ago", int(d/time.Hour))
 	}
-	return fmt.Sprintf(unit.in(lang), n)
+	return say.Textf("%dd ago", int(d/(24*time.Hour)))
 }
 
 // Ranks of the layer's lines: when the pane is too short, whole ranks are
@@ -288,27 +250,29 @@ func fitRanked(lines []rankedLine, h int) []string {
 }
 
 // Title and Hint label the layer's frame.
-func (x *exercisesLayer) Title() string { return phraseExercises.in(x.lang) }
-func (x *exercisesLayer) Hint() string  { return phraseExercisesHint.in(x.lang) }
+func (x *exercisesLayer) Title() string { return x.say.Text("Exercises") }
+func (x *exercisesLayer) Hint() string {
+	return x.say.Text("your progress, kept up to date by lab check")
+}
 
 // View is the layer's lines: the workspace and its progress, one row per
 // exercise with the files to edit below it, then how to check.
 func (x *exercisesLayer) View() []string {
-	st, lang, ex, w, h := x.st, x.lang, x.ws, x.width, x.height
+	st, say, ex, w, h := x.st, x.say, x.ws, x.width, x.height
 	if h <= 0 || ex == nil {
 		return nil
 	}
 	var lines []rankedLine
 	add := func(rank int, text string) { lines = append(lines, rankedLine{rank, text}) }
 
-	summary := st.Bold.Render(fmt.Sprintf(phraseWorkspace.in(lang), ex.Workspace))
+	summary := st.Bold.Render(say.Textf("workspace %s", ex.Workspace))
 	if ex.Created {
-		summary += st.Faint.Render(" · " + fmt.Sprintf(phraseCreated.in(lang), agoText(x.clock().Sub(x.createdAt), lang)))
+		summary += st.Faint.Render(" · " + say.Textf("created %s", agoText(x.clock().Sub(x.createdAt), say)))
 	}
 	passed, total := passedCount(ex.Exercises), len(ex.Exercises)
-	count := fmt.Sprintf(phrasePassedCount.in(lang), passed, total)
+	count := say.Textf("%d/%d passed", passed, total)
 	if passed == total && total > 0 {
-		count += " · " + phraseAllDone.in(lang)
+		count += " · " + say.Text("all done")
 	}
 	add(rankKeep, summary+st.Faint.Render(" · ")+st.Value.Render(count))
 	if ex.Notice != "" {
@@ -316,7 +280,7 @@ func (x *exercisesLayer) View() []string {
 	}
 	add(rankSpacing, "")
 	if total == 0 {
-		add(rankKeep, st.Faint.Render(phraseNoExercises.in(lang)))
+		add(rankKeep, st.Faint.Render(say.Text("this workspace has no exercises")))
 	}
 	for _, row := range x.rows(w) {
 		add(row.rank, row.text)
@@ -324,9 +288,12 @@ func (x *exercisesLayer) View() []string {
 	add(rankSpacing, "")
 	for _, how := range []struct {
 		rank int
-		text phrase
-	}{{rankHowTo, phraseHowTo}, {rankHowToMore, phraseHowToMore}} {
-		for _, l := range strings.Split(ansi.Wrap(how.text.in(lang), max(w, 1), ""), "\n") {
+		text string
+	}{
+		{rankHowTo, say.Text("Edit the files, then run lab check in another terminal (or lab check --watch).")},
+		{rankHowToMore, say.Text("Stuck? lab hint. This list updates by itself after every check.")},
+	} {
+		for _, l := range strings.Split(ansi.Wrap(how.text, max(w, 1), ""), "\n") {
 			add(how.rank, st.Faint.Render(l))
 		}
 	}
@@ -336,9 +303,9 @@ func (x *exercisesLayer) View() []string {
 // rows are the exercises in aligned columns (next-marker, number,
 // title, status, when), each followed by its files.
 func (x *exercisesLayer) rows(w int) []rankedLine {
-	st, lang, exercises := x.st, x.lang, x.ws.Exercises
+	st, say, exercises := x.st, x.say, x.ws.Exercises
 	next := nextExercise(exercises)
-	mark := phraseNext.in(lang) + " "
+	mark := say.Text("next ▸") + " "
 	markW := 0
 	if next >= 0 {
 		markW = ansi.StringWidth(mark)
@@ -373,8 +340,13 @@ func (x *exercisesLayer) rows(w int) []rankedLine {
 		case e.Status == exercisePass:
 			rank = rankPassedFiles
 		}
-		files := phraseFiles.in(lang) + " " + strings.Join(e.Files, ", ")
+		files := say.Text("edit") + " " + strings.Join(e.Files, ", ")
 		rows = append(rows, rankedLine{rank, strings.Repeat(" ", indent) + st.Faint.Render(files)})
 	}
 	return rows
+}
+
+// noWorkspace is what x says when there is no workspace to show.
+func (x *exercisesLayer) noWorkspace() string {
+	return x.say.Text("no workspace, so no exercises to show")
 }

@@ -10,6 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // lab31Exercises is a 3.1 workspace part way through: two passed, the
@@ -343,10 +345,10 @@ func TestAgoText(t *testing.T) {
 		{2 * time.Hour, "2h ago", "2 ч назад"},
 		{50 * time.Hour, "2d ago", "2 дн назад"},
 	} {
-		if got := agoText(c.d, "en"); got != c.en {
+		if got := agoText(c.d, l10n.For("en")); got != c.en {
 			t.Errorf("%v en: %q, want %q", c.d, got, c.en)
 		}
-		if got := agoText(c.d, "ru"); got != c.ru {
+		if got := agoText(c.d, l10n.For("ru")); got != c.ru {
 			t.Errorf("%v ru: %q, want %q", c.d, got, c.ru)
 		}
 	}

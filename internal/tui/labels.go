@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 )
@@ -68,25 +69,25 @@ func resultLabel(e *observe.Event) string {
 }
 
 // outcomeLabel says what the work queue did with the result.
-func outcomeLabel(r *state.Reconcile) string {
+func outcomeLabel(say l10n.Printer, r *state.Reconcile) string {
 	if len(r.Outcome) == 0 {
 		if r.Result() == observe.ResultTerminal {
-			return "no requeue, no Forget: terminal errors are not retried"
+			return say.Text("no requeue, no Forget: terminal errors are not retried")
 		}
 		if !r.Done {
 			return "…"
 		}
-		return "nothing"
+		return say.Text("nothing")
 	}
 	var parts []string
 	for _, e := range r.Outcome {
 		switch e.Kind {
 		case observe.KindQueueForget:
-			parts = append(parts, "Forget (failures reset)")
+			parts = append(parts, say.Text("Forget (failures reset)"))
 		case observe.KindQueueAddAfter:
 			parts = append(parts, "AddAfter "+formatDuration(e.Delay.D()))
 		case observe.KindQueueAddRateLimited:
-			parts = append(parts, fmt.Sprintf("AddRateLimited → %s (failure %d)", formatDuration(e.Delay.D()), e.Failures))
+			parts = append(parts, say.Textf("AddRateLimited → %s (failure %d)", formatDuration(e.Delay.D()), e.Failures))
 		}
 	}
 	return strings.Join(parts, " + ")

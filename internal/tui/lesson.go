@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/operator-lab/lab/content"
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // maxLessonWidth keeps lines of prose readable in a wide terminal; tables
@@ -30,6 +32,7 @@ const maxLessonWidth = 100
 type lessonPane struct {
 	lab    string // the running lab's, so a demo of another lab is told apart
 	lang   string
+	say    l10n.Printer // the pane's own text, in the lesson's language
 	lesson *content.Lesson
 	err    error // why there is no lesson
 	st     Styles
@@ -84,16 +87,16 @@ type lessonKeys struct {
 	Demo key.Binding
 }
 
-func newLessonKeys() lessonKeys {
+func newLessonKeys(say l10n.Printer) lessonKeys {
 	return lessonKeys{
-		Toggle:      bind([]string{"L"}, "L", "lesson"),
-		PrevSection: bind([]string{"<", ","}, "<", "prev section"),
-		NextSection: bind([]string{">", "."}, ">", "next section"),
-		ScrollUp:    bind([]string{"up", "k"}, "↑/k", "scroll up"),
-		ScrollDown:  bind([]string{"down", "j"}, "↓/j", "scroll down"),
-		PageUp:      bind([]string{"pgup"}, "pgup", "page up"),
-		PageDown:    bind([]string{"pgdown"}, "pgdn", "page down"),
-		Demo:        bind([]string{"w"}, "w", "see this"),
+		Toggle:      bind([]string{"L"}, "L", say.Text("lesson")),
+		PrevSection: bind([]string{"<", ","}, "<", say.Text("prev section")),
+		NextSection: bind([]string{">", "."}, ">", say.Text("next section")),
+		ScrollUp:    bind([]string{"up", "k"}, "↑/k", say.Text("scroll up")),
+		ScrollDown:  bind([]string{"down", "j"}, "↓/j", say.Text("scroll down")),
+		PageUp:      bind([]string{"pgup"}, "pgup", say.Text("page up")),
+		PageDown:    bind([]string{"pgdown"}, "pgdn", say.Text("page down")),
+		Demo:        bind([]string{"w"}, "w", say.Text("see this")),
 	}
 }
 
@@ -110,9 +113,9 @@ func (p *lessonPane) configure(open bool) {
 	s, _ := p.current()
 	k.Demo.SetEnabled(open && !p.replay && s.Demo != nil && s.Demo.Lab == p.lab)
 	if open {
-		k.Toggle.SetHelp("L", "close lesson")
+		k.Toggle.SetHelp("L", p.say.Text("close lesson"))
 	} else {
-		k.Toggle.SetHelp("L", "lesson")
+		k.Toggle.SetHelp("L", p.say.Text("lesson"))
 	}
 }
 
@@ -121,9 +124,9 @@ func (p *lessonPane) configure(open bool) {
 func (p *lessonPane) ShortHelp() []key.Binding {
 	k := p.keys
 	if p.showsRunningDemo() {
-		k.Demo = helpOnly(k.Demo, "w", "stop demo")
+		k.Demo = helpOnly(k.Demo, "w", p.say.Text("stop demo"))
 	}
-	return []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", "sections"), helpOnly(k.ScrollDown, "↑/↓", "scroll"), k.Toggle}
+	return []key.Binding{k.Demo, helpOnly(k.NextSection, "< >", p.say.Text("sections")), helpOnly(k.ScrollDown, "↑/↓", p.say.Text("scroll")), k.Toggle}
 }
 
 // FullHelp is the lesson's column of the ? overlay.
@@ -137,18 +140,20 @@ func (p *lessonPane) FullHelp() [][]key.Binding {
 // language that cannot be chosen, leaves the pane with an error to show.
 func newLessonPane(lab, lang string, st Styles, replay bool) *lessonPane {
 	p := &lessonPane{lab: lab, lang: lang, st: st, replay: replay, style: st.Markdown, shown: renderKey{section: -1},
-		rendered: map[renderKey]renderedSection{}, keys: newLessonKeys()}
-	if lab == "" {
-		p.err = fmt.Errorf("no lab is known, so there is no lesson to show")
-		return p
-	}
+		rendered: map[renderKey]renderedSection{}}
 	chosen, err := content.Lang(lang)
-	if err != nil {
-		p.err = err
-		return p
+	if err == nil {
+		p.lang, p.say = chosen, l10n.For(chosen)
 	}
-	p.lang = chosen
-	p.lesson, p.err = content.Load(lab, chosen)
+	p.keys = newLessonKeys(p.say)
+	switch {
+	case lab == "":
+		p.err = errors.New(p.say.Text("no lab is known, so there is no lesson to show"))
+	case err != nil:
+		p.err = err
+	default:
+		p.lesson, p.err = content.Load(lab, chosen)
+	}
 	return p
 }
 
@@ -325,35 +330,13 @@ func textLines(text string) []string {
 	return lines
 }
 
-// phrase is a piece of the UI's own text (lesson pane, exercises layer), in both languages.
-type phrase struct{ en, ru string }
-
-func (t phrase) in(lang string) string {
-	if lang == content.Russian {
-		return t.ru
-	}
-	return t.en
-}
-
-var (
-	phraseLesson    = phrase{en: "Lesson", ru: "Урок"}
-	phraseRendering = phrase{en: "rendering…", ru: "отрисовка…"}
-	phraseSeeThis   = phrase{en: "press w to see this", ru: "нажмите w, чтобы увидеть это"}
-	phraseNoDemo    = phrase{en: "no live demo in this section · < > sections · ↑/↓ scroll",
-		ru: "в этом разделе нет демонстрации · < > разделы · ↑/↓ прокрутка"}
-	phraseReplayDemo = phrase{en: "demos run on a live lab, not in a replay: lab start %s",
-		ru: "демонстрации идут в живой лаборатории, не в записи: lab start %s"}
-	phraseOtherLab = phrase{en: "this demo runs in lab %s: lab start %s",
-		ru: "эта демонстрация идёт в лаборатории %s: lab start %s"}
-)
-
 // Title is the pane's title: lesson, position and section.
 func (p *lessonPane) Title() string {
 	s, ok := p.current()
 	if !ok {
-		return phraseLesson.in(p.lang)
+		return p.say.Text("Lesson")
 	}
-	return fmt.Sprintf("%s %s · %d/%d %s", phraseLesson.in(p.lang), p.lesson.ID, p.section+1, len(p.lesson.Sections), s.Title)
+	return fmt.Sprintf("%s %s · %d/%d %s", p.say.Text("Lesson"), p.lesson.ID, p.section+1, len(p.lesson.Sections), s.Title)
 }
 
 // Hint says where in the section the view is.
@@ -363,9 +346,9 @@ func (p *lessonPane) Hint() string {
 	case len(p.lines) <= v.Height:
 		return ""
 	case v.AtTop():
-		return "top ↓"
+		return p.say.Text("top ↓")
 	case v.AtBottom():
-		return "end"
+		return p.say.Text("end")
 	}
 	return fmt.Sprintf("%d%%", int(v.ScrollPercent()*100))
 }
@@ -378,7 +361,7 @@ func (p *lessonPane) View() []string {
 		return nil
 	}
 	if !p.available() {
-		msg := "no lesson"
+		msg := p.say.Text("no lesson")
 		if p.err != nil {
 			msg += ": " + p.err.Error()
 		}
@@ -395,7 +378,7 @@ func (p *lessonPane) View() []string {
 		top := min(max(p.view.YOffset, 0), len(p.lines))
 		lines = append(lines, p.lines[top:min(top+textH, len(p.lines))]...)
 	default:
-		lines = []string{st.Faint.Render(phraseRendering.in(p.lang))}
+		lines = []string{st.Faint.Render(p.say.Text("rendering…"))}
 	}
 	for len(lines) < textH {
 		lines = append(lines, "")
@@ -409,14 +392,14 @@ func (p *lessonPane) demoLine() string {
 	s, _ := p.current()
 	switch {
 	case s.Demo == nil:
-		return st.Faint.Render(phraseNoDemo.in(p.lang))
+		return st.Faint.Render(p.say.Text("no live demo in this section · < > sections · ↑/↓ scroll"))
 	case p.replay:
-		return st.Faint.Render("▶ " + fmt.Sprintf(phraseReplayDemo.in(p.lang), s.Demo.Lab) + " · " + s.Demo.String())
+		return st.Faint.Render("▶ " + p.say.Textf("demos run on a live lab, not in a replay: lab start %s", s.Demo.Lab) + " · " + s.Demo.String())
 	case s.Demo.Lab != p.lab:
-		return st.Warn.Render("▶ " + fmt.Sprintf(phraseOtherLab.in(p.lang), s.Demo.Lab, s.Demo.Lab))
+		return st.Warn.Render("▶ " + otherLabDemo(p.say, s.Demo.Lab))
 	case p.showsRunningDemo():
 		_, note := p.demos.runningDemo()
 		return st.Info.Render("▶ " + note)
 	}
-	return st.Info.Render("▶ "+phraseSeeThis.in(p.lang)) + st.Faint.Render(" · "+s.Demo.String())
+	return st.Info.Render("▶ "+p.say.Text("press w to see this")) + st.Faint.Render(" · "+s.Demo.String())
 }

@@ -107,8 +107,8 @@ func New(opts Options) Model {
 	m.live = newLive(c, &m.dash.focus, opts.Controls)
 	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st, opts.Trace != nil)
 	m.lesson.demos = m.live
-	m.exercises = newExercisesLayer(st, m.lesson.lang, c.clock)
-	m.detail = newDetailLayer(c, &m.dash.focus, m.lesson.lang)
+	m.exercises = newExercisesLayer(st, c.say, c.clock)
+	m.detail = newDetailLayer(c, &m.dash.focus)
 	if opts.Trace != nil {
 		m.replay = newReplay(c, opts.Trace)
 		c.now = m.replay.now

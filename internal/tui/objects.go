@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 )
 
@@ -55,16 +56,16 @@ type objectsPane struct {
 // 3.1's HelloWorlds).
 func (p *objectsPane) Title() string {
 	if p.phased() {
-		return "Objects & phases"
+		return p.c.say.Text("Objects & phases")
 	}
-	return "Objects"
+	return p.c.say.Text("Objects")
 }
 
 func (p *objectsPane) Hint() string {
 	if p.phased() {
-		return "state machine, current phase in [ ]"
+		return p.c.say.Text("state machine, current phase in [ ]")
 	}
-	return "conditions and the last result"
+	return p.c.say.Text("conditions and the last result")
 }
 
 // phased: until an object arrives the pane cannot tell (and says what it
@@ -83,9 +84,9 @@ func (p *objectsPane) View() []string {
 	st, w, h := p.c.st, p.width, p.height
 	objects := p.c.state.Objects()
 	if len(objects) == 0 {
-		hint := "No objects yet."
-		if !p.c.replay {
-			hint += " Press c to create one."
+		hint := p.c.say.Text("No objects yet. Press c to create one.")
+		if p.c.replay {
+			hint = p.c.say.Text("No objects yet.")
 		}
 		return []string{st.Faint.Render(hint)}
 	}
@@ -117,7 +118,7 @@ func (p *objectsPane) View() []string {
 }
 
 func (p *objectsPane) objectLine(o *state.Object, selected bool) string {
-	st := p.c.st
+	st, say := p.c.st, p.c.say
 	mark, keyStyle := "  ", st.Plain
 	if selected {
 		mark, keyStyle = st.Selected.Render("▸ "), st.Selected
@@ -127,13 +128,13 @@ func (p *objectsPane) objectLine(o *state.Object, selected bool) string {
 		line += st.Faint.Render(" " + o.Kind)
 	}
 	if o.Deleted {
-		return line + st.Faint.Render("  deleted")
+		return line + st.Faint.Render(say.Text("  deleted"))
 	}
 	if o.Phase != "" {
 		line += "  " + p.phaseStyle(o.Phase).Render(o.Phase) + st.Faint.Render(" "+formatDuration(p.c.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond)))
 	}
 	if o.LastResult != "" {
-		line += st.Faint.Render("  last: ") + st.Result(o.LastResult).Render(o.LastResult)
+		line += st.Faint.Render(say.Text("  last: ")) + st.Result(o.LastResult).Render(o.LastResult)
 	}
 	return line
 }
@@ -151,7 +152,7 @@ func (p *objectsPane) phaseStyle(phase string) Ink {
 // objectDetail: the state machine with the current phase in brackets, the
 // history of transitions with the time spent in each, and the conditions.
 func (p *objectsPane) objectDetail(o *state.Object) []string {
-	st, w := p.c.st, p.width
+	st, say, w := p.c.st, p.c.say, p.width
 	if o == nil {
 		return nil
 	}
@@ -173,7 +174,7 @@ func (p *objectsPane) objectDetail(o *state.Object) []string {
 			return out
 		}
 		arrow := st.Faint.Render(" › ")
-		side := "  " + st.Faint.Render("also ") + strings.Join(cells(sidePath, false), st.Faint.Render(" · "))
+		side := "  " + st.Faint.Render(say.Text("also ")) + strings.Join(cells(sidePath, false), st.Faint.Render(" · "))
 		full := "  " + strings.Join(cells(happyPath, false), arrow)
 		switch {
 		case ansi.StringWidth(full) <= w:
@@ -189,7 +190,7 @@ func (p *objectsPane) objectDetail(o *state.Object) []string {
 			lines = append(lines, "  "+p.phaseHistory(o, w-2))
 		}
 	} else if hasPhases(o) {
-		lines = append(lines, "  "+st.Faint.Render(fmt.Sprintf("%d reconcile(s), no phase reported yet", o.Reconciles)))
+		lines = append(lines, "  "+st.Faint.Render(phaseNotYet(say, o.Reconciles)))
 	}
 	if len(o.Conditions) > 0 {
 		var parts []string
@@ -205,12 +206,17 @@ func (p *objectsPane) objectDetail(o *state.Object) []string {
 			}
 			parts = append(parts, s.Render(text))
 		}
-		lines = append(lines, "  "+st.Faint.Render("conditions ")+strings.Join(parts, "  "))
+		lines = append(lines, "  "+st.Faint.Render(say.Text("conditions "))+strings.Join(parts, "  "))
 	}
 	if o.LastError != "" {
-		lines = append(lines, "  "+st.Bad.Render("last error: "+o.LastError))
+		lines = append(lines, "  "+st.Bad.Render(say.Textf("last error: %s", o.LastError)))
 	}
 	return lines
+}
+
+// phaseNotYet is an object of a phased kind before its first phase.
+func phaseNotYet(say l10n.Printer, reconciles int) string {
+	return say.Count(reconciles, "%d reconcile(s), no phase reported yet", "%d reconcile(s), no phase reported yet")
 }
 
 func (p *objectsPane) phaseCell(name string, current, visited bool) string {
@@ -226,7 +232,7 @@ func (p *objectsPane) phaseCell(name string, current, visited bool) string {
 // phaseHistory: "Pending 0.5s → Provisioning 1.2s → … → Ready (now 12s)",
 // keeping the newest transitions when it does not fit.
 func (p *objectsPane) phaseHistory(o *state.Object, w int) string {
-	st := p.c.st
+	st, say := p.c.st, p.c.say
 	changes := o.History.Slice()
 	parts := make([]string, 0, len(changes)+1)
 	for _, c := range changes {
@@ -235,7 +241,7 @@ func (p *objectsPane) phaseHistory(o *state.Object, w int) string {
 		}
 		parts = append(parts, c.From+" "+formatDuration(c.InFrom))
 	}
-	parts = append(parts, o.Phase+" (now "+formatDuration(p.c.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond))+")")
+	parts = append(parts, say.Textf("%s (now %s)", o.Phase, formatDuration(p.c.now().Sub(o.PhaseSince).Truncate(100*time.Millisecond))))
 	// Keep the newest transitions that fit; "…" marks the ones left out.
 	dropped := false
 	for {
@@ -244,7 +250,7 @@ func (p *objectsPane) phaseHistory(o *state.Object, w int) string {
 			text = "… → " + text
 		}
 		if len(parts) == 1 || ansi.StringWidth(text)+8 <= w {
-			return st.Faint.Render("history ") + text
+			return st.Faint.Render(say.Text("history ")) + text
 		}
 		parts, dropped = parts[1:], true
 	}

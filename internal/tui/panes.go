@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/switches"
@@ -20,11 +21,11 @@ type queuePane struct {
 	size
 }
 
-func (p *queuePane) Title() string { return "Work queue" }
-func (p *queuePane) Hint() string  { return "keys waiting for a worker" }
+func (p *queuePane) Title() string { return p.c.say.Text("Work queue") }
+func (p *queuePane) Hint() string  { return p.c.say.Text("keys waiting for a worker") }
 
 func (p *queuePane) View() []string {
-	st, w, h := p.c.st, p.width, p.height
+	st, say, w, h := p.c.st, p.c.say, p.width, p.height
 	now := p.c.now()
 	counts := p.c.state.QueueCounts(now)
 	paused, waiting := p.c.gate()
@@ -33,33 +34,33 @@ func (p *queuePane) View() []string {
 	held, heldShort := "", ""
 	switch n := counts[state.QueueDequeued]; {
 	case n > 0 && paused:
-		held, heldShort = fmt.Sprintf(" · %d held at the gate", n), fmt.Sprintf(" · %d held", n)
+		held, heldShort = say.Textf(" · %d held at the gate", n), say.Textf(" · %d held", n)
 	case n > 0:
-		held = fmt.Sprintf(" · %d dequeued", n)
+		held = say.Textf(" · %d dequeued", n)
 		heldShort = held
 	}
 	run, wait, later := counts[state.QueueProcessing], counts[state.QueueWaiting], counts[state.QueueDelayed]
-	summary := fmt.Sprintf("%d running%s · %d waiting · %d delayed", run, held, wait, later)
+	summary := say.Textf("%d running%s · %d waiting · %d delayed", run, held, wait, later)
 	if ansi.StringWidth(summary) > w {
-		summary = fmt.Sprintf("%d running%s · %d waiting · %d delayed", run, heldShort, wait, later)
+		summary = say.Textf("%d running%s · %d waiting · %d delayed", run, heldShort, wait, later)
 	}
 	if ansi.StringWidth(summary) > w {
-		summary = fmt.Sprintf("%d run%s · %d wait · %d delayed", run, heldShort, wait, later)
+		summary = say.Textf("%d run%s · %d wait · %d delayed", run, heldShort, wait, later)
 	}
 	if ansi.StringWidth(summary) > w {
 		summary = fmt.Sprintf("▶%d ❚%d ●%d ◷%d", run, counts[state.QueueDequeued], wait, later)
 	}
 	lines := []string{st.Faint.Render(summary)}
 	if paused {
-		held := fmt.Sprintf("paused: %d held at the gate", waiting)
+		held := say.Textf("paused: %d held at the gate", waiting)
 		if !p.c.replay {
-			held += " · s steps one"
+			held += say.Text(" · s steps one")
 		}
 		lines = append(lines, st.Warn.Render(held))
 	}
 	items := p.c.state.Queue(now)
 	if len(items) == 0 {
-		return append(lines, st.Faint.Render("empty: nothing to reconcile"))
+		return append(lines, st.Faint.Render(say.Text("empty: nothing to reconcile")))
 	}
 	keyW := 0
 	for _, q := range items {
@@ -69,7 +70,7 @@ func (p *queuePane) View() []string {
 	room := h - len(lines)
 	for i, q := range items {
 		if i == room-1 && len(items) > room {
-			lines = append(lines, st.Faint.Render(fmt.Sprintf("… and %d more", len(items)-i)))
+			lines = append(lines, st.Faint.Render(say.Textf("… and %d more", len(items)-i)))
 			break
 		}
 		lines = append(lines, p.itemLine(q, now, keyW, paused))
@@ -78,56 +79,64 @@ func (p *queuePane) View() []string {
 }
 
 func (p *queuePane) itemLine(q *state.QueueItem, now time.Time, keyW int, paused bool) string {
-	st, w := p.c.st, p.width
+	st, say, w := p.c.st, p.c.say, p.width
 	key := fmt.Sprintf("%-*s", keyW, truncate(p.c.displayKey(q.Key), keyW))
-	var mark, word, extra string
+	// The state words share one column, as wide as the widest.
+	words := [...]string{say.Text("running"), say.Text("dequeued"), say.Text("waiting"), say.Text("delayed")}
+	wordW := 0
+	for _, wd := range words {
+		wordW = max(wordW, ansi.StringWidth(wd))
+	}
+	word := func(i int) string { return padRight(words[i], wordW) }
+	var mark, extra string
+	var shown string
 	switch p.c.state.ItemState(q, now) {
 	case state.QueueProcessing:
 		s := st.Lanes[laneReconcile]
-		mark, word = s.Render("▶"), s.Render("running ")
+		mark, shown = s.Render("▶"), s.Render(word(0))
 		extra = formatDuration(now.Sub(q.Since))
 	case state.QueueDequeued:
-		mark, word = st.Warn.Render("❚"), st.Warn.Render("dequeued")
+		mark, shown = st.Warn.Render("❚"), st.Warn.Render(word(1))
 		extra = formatDuration(now.Sub(q.Since))
 		if paused {
-			extra = st.Warn.Render("held at the gate")
+			extra = st.Warn.Render(say.Text("held at the gate"))
 		}
 	case state.QueueWaiting:
 		s := st.Lanes[laneQueue]
-		mark, word = s.Render("●"), s.Render("waiting ")
+		mark, shown = s.Render("●"), s.Render(word(2))
 		since := q.Since
 		if q.State == state.QueueDelayed {
 			since = q.ReadyAt
 		}
 		extra = formatDuration(now.Sub(since))
 		if q.Adds > 1 {
-			extra += st.Faint.Render(fmt.Sprintf(" ×%d merged", q.Adds))
+			extra += st.Faint.Render(say.Textf(" ×%d merged", q.Adds))
 		}
 	case state.QueueDelayed:
 		s := st.Chooser(q.DelayedBy)
-		mark, word = s.Render("◷"), s.Render("delayed ")
+		mark, shown = s.Render("◷"), s.Render(word(3))
 		left := q.ReadyAt.Sub(now)
 		total := q.ReadyAt.Sub(q.Since)
-		extra = "in " + formatDuration(left.Round(100*time.Millisecond))
+		extra = say.Textf("in %s", formatDuration(left.Round(100*time.Millisecond)))
 		// The countdown bar and who chose the delay, when there is room.
-		if room := w - keyW - 13 - len(extra); room >= 8 {
+		if room := w - keyW - 5 - wordW - ansi.StringWidth(extra); room >= 8 {
 			barW := min(room-1, 12)
 			extra += " " + s.Render(progressBar(total-left, total, barW))
-			if room-barW-1 > len(q.DelayedBy) {
-				extra += st.Faint.Render(" " + string(q.DelayedBy))
+			if by := chooserName(say, q.DelayedBy); room-barW-1 > ansi.StringWidth(by) {
+				extra += st.Faint.Render(" " + by)
 			}
 		}
 	}
-	line := mark + " " + key + " " + word + " " + extra
+	line := mark + " " + key + " " + shown + " " + extra
 	if q.Failures > 0 {
-		fails := fmt.Sprintf("  failures %d", q.Failures)
-		if ansi.StringWidth(line)+len(fails) > w {
+		fails := say.Textf("  failures %d", q.Failures)
+		if ansi.StringWidth(line)+ansi.StringWidth(fails) > w {
 			fails = fmt.Sprintf(" ✗%d", q.Failures)
 		}
 		line += st.Bad.Render(fails)
 	}
 	if q.Requeued && q.State == state.QueueProcessing {
-		line += st.Faint.Render(" +re-added")
+		line += st.Faint.Render(say.Text(" +re-added"))
 	}
 	return line
 }
@@ -151,11 +160,13 @@ type backoffPane struct {
 	size
 }
 
-func (p *backoffPane) Title() string { return "Retry delays" }
-func (p *backoffPane) Hint() string  { return "when each retry came, and who chose the delay" }
+func (p *backoffPane) Title() string { return p.c.say.Text("Retry delays") }
+func (p *backoffPane) Hint() string {
+	return p.c.say.Text("when each retry came, and who chose the delay")
+}
 
 func (p *backoffPane) View() []string {
-	st, w, h := p.c.st, p.width, p.height
+	st, say, w, h := p.c.st, p.c.say, p.width, p.height
 	var series *state.Series
 	if o, ok := p.f.object(p.c.state); ok {
 		series, _ = p.c.state.Series(o.Key)
@@ -168,15 +179,15 @@ func (p *backoffPane) View() []string {
 	// The lesson's backoff is one of the choosers only where the controller
 	// computes it (lab 4.4's backoff switch) or it was seen choosing.
 	lesson := p.c.hasSwitch(switches.NameBackoff) || p.c.state.Totals().ByKind[observe.KindBackoff] > 0
-	legend := st.RateLimiter.Render("█ rate limiter") + "  " + st.RequeueAfter.Render("▓ RequeueAfter")
+	legend := st.RateLimiter.Render("█ "+chooserName(say, state.ChosenByRateLimiter)) + "  " + st.RequeueAfter.Render("▓ "+chooserName(say, state.ChosenByRequeueAfter))
 	if lesson {
-		legend += "  " + st.Lesson.Render("▒ lesson backoff")
+		legend += "  " + st.Lesson.Render("▒ "+chooserName(say, state.ChosenByLesson))
 	}
 	if series == nil || series.Retries.Len() == 0 {
-		return []string{st.Faint.Render("No retries yet. Make the external system fail (e) and watch"),
-			st.Faint.Render("the delays grow here, labelled by who chose them."), "", legend}
+		return []string{st.Faint.Render(say.Text("No retries yet. Make the external system fail (e) and watch")),
+			st.Faint.Render(say.Text("the delays grow here, labelled by who chose them.")), "", legend}
 	}
-	lines := []string{st.Bold.Render(p.c.displayKey(series.Key)) + st.Faint.Render(fmt.Sprintf("  %d reconcile(s) · bars on a log scale", series.Total))}
+	lines := []string{st.Bold.Render(p.c.displayKey(series.Key)) + st.Faint.Render(say.Count(series.Total, "  %d reconcile(s) · bars on a log scale", "  %d reconcile(s) · bars on a log scale"))}
 	retries := series.Retries.Slice()
 	room := h - 2
 	if len(retries) > room {
@@ -187,7 +198,10 @@ func (p *backoffPane) View() []string {
 	whoW := func(short bool) int {
 		n := 0
 		for _, r := range retries {
-			n = max(n, len(chooserLabel(r, short)))
+			// A label with a count ("· failure 3") keeps one cell
+			// clear before the border, as the pane has always drawn it.
+			label := chooserLabel(say, r, short)
+			n = max(n, ansi.StringWidth(label)+strings.Count(label, labelSep))
 		}
 		return n
 	}
@@ -195,12 +209,12 @@ func (p *backoffPane) View() []string {
 	barW := max(w-20-whoW(short)-1, 3)
 	for i, r := range retries {
 		afterFailure := i > 0 && retries[i-1].By == state.ChosenByRateLimiter
-		lines = append(lines, retryLine(st, r, barW, short, afterFailure))
+		lines = append(lines, retryLine(st, say, r, barW, short, afterFailure))
 	}
 	if ansi.StringWidth(legend) > w {
-		legend = st.RateLimiter.Render("█ limiter") + " " + st.RequeueAfter.Render("▓ RequeueAfter")
+		legend = st.RateLimiter.Render("█ "+say.Text("limiter")) + " " + st.RequeueAfter.Render("▓ RequeueAfter")
 		if lesson {
-			legend += " " + st.Lesson.Render("▒ lesson")
+			legend += " " + st.Lesson.Render("▒ "+say.Text("lesson"))
 		}
 	}
 	if h-len(lines) >= 1 {
@@ -209,51 +223,66 @@ func (p *backoffPane) View() []string {
 	return lines
 }
 
-func retryLine(st Styles, r state.Retry, barW int, short, afterFailure bool) string {
+func retryLine(st Styles, say l10n.Printer, r state.Retry, barW int, short, afterFailure bool) string {
 	n := fmt.Sprintf("#%-3d", r.Reconcile)
 	if r.Reconcile == 0 {
 		n = "    "
 	}
 	result := fmt.Sprintf("%-7s", shortResult[r.Result])
 	if r.Delay <= 0 {
-		note := "no retry"
+		note := say.Text("no retry")
 		switch r.Result {
 		case "success":
-			note = "done, no retry"
+			note = say.Text("done, no retry")
 			if afterFailure {
-				note = "done: Forget reset the failures"
+				note = say.Text("done: Forget reset the failures")
 			}
 		case "terminal":
-			note = "terminal: never retried"
+			note = say.Text("terminal: never retried")
 		}
 		return st.Faint.Render(n) + " " + st.Result(r.Result).Render(result) + st.Faint.Render(fmt.Sprintf(" %6s %s", "—", note))
 	}
 	glyph := map[state.Chooser]string{state.ChosenByRateLimiter: "█", state.ChosenByRequeueAfter: "▓", state.ChosenByLesson: "▒"}[r.By]
 	bar := strings.Repeat(glyph, logBar(r.Delay, barW))
-	who := chooserLabel(r, short)
+	who := chooserLabel(say, r, short)
 	return st.Faint.Render(n) + " " + st.Result(r.Result).Render(result) + fmt.Sprintf(" %6s ", formatDuration(r.Delay)) +
 		st.Chooser(r.By).Render(fmt.Sprintf("%-*s", barW, bar)) + " " + st.Chooser(r.By).Render(who)
 }
 
+// labelSep parts a chooser's name from its count.
+const labelSep = "·"
+
+// chooserName names who chose a delay, in the view's language; the
+// names that are the code's (RequeueAfter) stay as they are.
+func chooserName(say l10n.Printer, c state.Chooser) string {
+	switch c {
+	case state.ChosenByRateLimiter:
+		return say.Text("rate limiter")
+	case state.ChosenByLesson:
+		return say.Text("lesson backoff")
+	}
+	return string(c)
+}
+
 // chooserLabel names who chose a retry's delay, and which failure or
 // attempt it was.
-func chooserLabel(r state.Retry, short bool) string {
+func chooserLabel(say l10n.Printer, r state.Retry, short bool) string {
 	if r.Delay <= 0 {
 		return ""
 	}
-	name := string(r.By)
+	name := chooserName(say, r.By)
 	if short {
-		name = map[state.Chooser]string{state.ChosenByRateLimiter: "limiter", state.ChosenByRequeueAfter: "After", state.ChosenByLesson: "lesson"}[r.By]
+		name = map[state.Chooser]string{state.ChosenByRateLimiter: say.Text("limiter"), state.ChosenByRequeueAfter: "After", state.ChosenByLesson: say.Text("lesson")}[r.By]
 	}
 	switch {
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0 && short:
 		name += fmt.Sprintf(" #%d", r.Failures)
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0:
-		name += fmt.Sprintf(" · failure %d", r.Failures)
+		name += say.Textf(" · failure %d", r.Failures)
 	case r.By == state.ChosenByLesson && r.Attempt > 0 && short:
 		name += fmt.Sprintf(" #%d", r.Attempt)
 	case r.By == state.ChosenByLesson && r.Attempt > 0:
-		name += fmt.Sprintf(" · attempt %d", r.Attempt)
+		name += say.Textf(" · attempt %d", r.Attempt)
 	}
 	return name
 }

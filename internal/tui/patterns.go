@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 	"github.com/operator-lab/lab/operator/switches"
@@ -39,34 +40,35 @@ func (p *patternsPane) showsExternal() bool {
 
 // Title names the parts shown, so that lab 3.1's pane is "External system".
 func (p *patternsPane) Title() string {
+	say := p.c.say
 	var parts []string
 	if p.showsBreaker() {
-		parts = append(parts, "Breaker")
+		parts = append(parts, say.Text("breaker"))
 	}
 	if p.showsLimiter() {
-		parts = append(parts, "limiter")
+		parts = append(parts, say.Text("limiter"))
 	}
 	switch {
 	case len(parts) == 0 && p.showsExternal():
-		return "External system"
+		return say.Text("External system")
 	case len(parts) == 0:
-		return "Breaker · limiter · external"
+		return say.Text("Breaker · limiter · external")
 	case p.showsExternal():
-		parts = append(parts, "external")
+		parts = append(parts, say.Text("external"))
 	}
-	title := strings.Join(parts, " · ")
-	return strings.ToUpper(title[:1]) + title[1:]
+	title := []rune(strings.Join(parts, " · "))
+	return string(unicode.ToUpper(title[0])) + string(title[1:])
 }
 
 func (p *patternsPane) Hint() string {
 	if !p.showsBreaker() && !p.showsLimiter() {
-		return "calls to the dependency"
+		return p.c.say.Text("calls to the dependency")
 	}
-	return "protecting the external system"
+	return p.c.say.Text("protecting the external system")
 }
 
 func (p *patternsPane) View() []string {
-	st, w, h := p.c.st, p.width, p.height
+	st, say, w, h := p.c.st, p.c.say, p.width, p.height
 	now := p.c.now()
 	var lines []string
 
@@ -76,16 +78,16 @@ func (p *patternsPane) View() []string {
 
 	rl := p.c.state.RateLimit()
 	if p.showsLimiter() {
-		lines = append(lines, st.Bold.Render("Rate limiter ")+onOff(st, p.c.switchValue(switches.NameRateLimit)))
+		lines = append(lines, st.Bold.Render(say.Text("Rate limiter "))+onOff(st, p.c.switchValue(switches.NameRateLimit)))
 		if rl.Checks > 0 {
-			waited := fmt.Sprintf("  %d of %d calls waited", rl.Waited, rl.Calls)
+			waited := say.Count(rl.Waited, "  %d of %d calls waited", "  %d of %d calls waited", rl.Calls)
 			if !rl.EveryCall {
 				// A trace from before every check was reported: the calls
 				// let through at once are not in it.
-				waited = fmt.Sprintf("  %d calls waited", rl.Waited)
+				waited = say.Count(rl.Waited, "  %d calls waited", "  %d calls waited")
 			}
 			if rl.Delayed > 0 {
-				waited += " · last wait " + formatDuration(rl.LastWait)
+				waited += say.Textf(" · last wait %s", formatDuration(rl.LastWait))
 			}
 			lines = append(lines, st.Faint.Render(waited))
 		}
@@ -94,7 +96,7 @@ func (p *patternsPane) View() []string {
 	x := p.c.state.External()
 	xSwitch := p.c.switchValue(switches.NameExternal)
 	if p.showsExternal() {
-		line := st.Bold.Render("External system ")
+		line := st.Bold.Render(say.Text("External system "))
 		if xSwitch != "" {
 			style := st.OK
 			if xSwitch != string(switches.ExternalHealthy) {
@@ -121,12 +123,12 @@ func (p *patternsPane) View() []string {
 			}
 			ok := 100 * x.OK / max(x.OK+x.Failed, 1)
 			lines = append(lines, "  "+marks.String(),
-				st.Faint.Render(fmt.Sprintf("  %d%% ok of %d calls · avg %s", ok, x.OK+x.Failed, formatDuration(total/time.Duration(len(calls))))))
+				st.Faint.Render(say.Textf("  %d%% ok of %d calls · avg %s", ok, x.OK+x.Failed, formatDuration(total/time.Duration(len(calls))))))
 		}
 	}
 	if len(lines) == 0 {
-		return []string{st.Faint.Render("This lab has no breaker, rate limiter or external system."),
-			st.Faint.Render("Lab 4.4 puts all three in front of its external dependency.")}
+		return []string{st.Faint.Render(say.Text("This lab has no breaker, rate limiter or external system.")),
+			st.Faint.Render(say.Text("Lab 4.4 puts all three in front of its external dependency."))}
 	}
 	return lines[:min(len(lines), h)]
 }
@@ -136,7 +138,7 @@ func (p *patternsPane) View() []string {
 // the probe while open, and the transitions, newest last, with how long
 // ago each was — half-open included, which lasts only as long as the probe.
 func (p *patternsPane) breakerLines(now time.Time) []string {
-	st, w := p.c.st, p.width
+	st, say, w := p.c.st, p.c.say, p.width
 	b := p.c.state.Breaker()
 	var cells []string
 	for _, s := range []string{state.BreakerClosed, state.BreakerOpen, state.BreakerHalfOpen} {
@@ -150,30 +152,27 @@ func (p *patternsPane) breakerLines(now time.Time) []string {
 			cells = append(cells, st.Faint.Render(" "+s+" "))
 		}
 	}
-	title := st.Bold.Render("Circuit breaker ")
+	title := st.Bold.Render(say.Text("Circuit breaker "))
 	if v := p.c.switchValue(switches.NameBreaker); v != "" {
 		title += onOff(st, v)
 	}
-	switch {
-	case b.Refused == 1:
-		title += st.Faint.Render(" · 1 call refused")
-	case b.Refused > 1:
-		title += st.Faint.Render(fmt.Sprintf(" · %d calls refused", b.Refused))
+	if b.Refused > 0 {
+		title += st.Faint.Render(say.Count(b.Refused, " · %d call refused", " · %d calls refused"))
 	}
 	lines := []string{title, "  " + strings.Join(cells, st.Faint.Render("›"))}
-	detail := fmt.Sprintf("  failures %d", b.Failures)
+	detail := say.Textf("  failures %d", b.Failures)
 	if b.State == state.BreakerOpen && !b.ProbeAt.IsZero() {
 		if left := b.ProbeAt.Sub(now); left > 0 {
-			detail += " · next probe in " + formatDuration(left.Round(100*time.Millisecond))
-		} else if due := detail + " · probe due: the next call probes"; ansi.StringWidth(due) <= w {
+			detail += say.Textf(" · next probe in %s", formatDuration(left.Round(100*time.Millisecond)))
+		} else if due := detail + say.Text(" · probe due: the next call probes"); ansi.StringWidth(due) <= w {
 			detail = due
 		} else {
-			detail += " · probe due"
+			detail += say.Text(" · probe due")
 		}
 	}
 	lines = append(lines, st.Faint.Render(detail))
 	if b.Transitions > 0 {
-		lines = append(lines, st.Faint.Render(breakerHistory(b, now, w)))
+		lines = append(lines, st.Faint.Render(breakerHistory(say, b, now, w)))
 	}
 	return lines
 }
@@ -181,7 +180,7 @@ func (p *patternsPane) breakerLines(now time.Time) []string {
 // breakerHistory: "  open 12s › half-open 6.0s › closed 6.0s ago", the
 // state each transition went to and how long ago, keeping the newest that
 // fit in w cells.
-func breakerHistory(b state.Breaker, now time.Time, w int) string {
+func breakerHistory(say l10n.Printer, b state.Breaker, now time.Time, w int) string {
 	changes := b.History.Slice()
 	parts := make([]string, len(changes))
 	for i, c := range changes {
@@ -189,7 +188,7 @@ func breakerHistory(b state.Breaker, now time.Time, w int) string {
 	}
 	dropped := len(changes) < b.Transitions // the ring let the oldest go
 	for {
-		text := strings.Join(parts, " › ") + " ago"
+		text := say.Textf("%s ago", strings.Join(parts, " › "))
 		if dropped {
 			text = "… › " + text
 		}
@@ -204,30 +203,30 @@ func breakerHistory(b state.Breaker, now time.Time, w int) string {
 // breakerStep is a breaker event as a step of the reconcile it happened
 // in: a transition, the count a failure or success left, or a call the
 // breaker refused (and so never made), with the time left to the probe.
-func breakerStep(e observe.Event) string {
+func breakerStep(say l10n.Printer, e observe.Event) string {
 	u := e.Breaker()
 	switch {
 	case u.Transition():
-		return fmt.Sprintf("breaker %s → %s (failures %d)", u.From, u.State, u.Failures)
+		return say.Textf("breaker %s → %s (failures %d)", u.From, u.State, u.Failures)
 	case u.Refused && u.ProbeIn > 0:
-		return fmt.Sprintf("breaker %s: call refused · probe in %s", u.State, formatDuration(u.ProbeIn.Round(100*time.Millisecond)))
+		return say.Textf("breaker %s: call refused · probe in %s", u.State, formatDuration(u.ProbeIn.Round(100*time.Millisecond)))
 	case u.Refused:
-		return fmt.Sprintf("breaker %s: call refused", u.State)
+		return say.Textf("breaker %s: call refused", u.State)
 	}
-	return fmt.Sprintf("breaker %s · failures %d", firstNonEmpty(u.State, "?"), u.Failures)
+	return say.Textf("breaker %s · failures %d", firstNonEmpty(u.State, "?"), u.Failures)
 }
 
 // rateLimitStep is a rate-limiter check as a step of its reconcile.
-func rateLimitStep(e observe.Event) string {
+func rateLimitStep(say l10n.Printer, e observe.Event) string {
 	c := e.RateLimit()
-	calls := "a call"
+	calls := say.Text("a call")
 	if c.Calls > 1 {
-		calls = fmt.Sprintf("%d calls", c.Calls)
+		calls = say.Count(c.Calls, "%d call", "%d calls")
 	}
 	if c.Wait > 0 {
-		return fmt.Sprintf("rate limiter: %s must wait %s", calls, formatDuration(c.Wait))
+		return say.Textf("rate limiter: %s must wait %s", calls, formatDuration(c.Wait))
 	}
-	return "rate limiter: " + calls + " allowed at once"
+	return say.Textf("rate limiter: %s allowed at once", calls)
 }
 
 func onOff(st Styles, v string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/internal/tui/synth"
 	"github.com/operator-lab/lab/observe"
@@ -223,9 +224,9 @@ func TestBreakerAndLimiterStepsSayWhatHappened(t *testing.T) {
 		{observe.RateLimitEvent(2, 0), "rate limiter: 2 calls allowed at once"},
 		{observe.RateLimitEvent(1, 50*time.Millisecond), "rate limiter: a call must wait 50ms"},
 	} {
-		got := breakerStep(tc.e)
+		got := breakerStep(l10n.Printer{}, tc.e)
 		if tc.e.Kind == observe.KindRateLimit {
-			got = rateLimitStep(tc.e)
+			got = rateLimitStep(l10n.Printer{}, tc.e)
 		}
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.e.Detail(), got, tc.want)

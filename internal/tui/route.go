@@ -130,7 +130,7 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m *Model) toggleExercises() tea.Cmd {
 	switch {
 	case !m.exercises.known():
-		m.c.setStatus(phraseNoWorkspace.in(m.exercises.lang), false)
+		m.c.setStatus(m.exercises.noWorkspace(), false)
 		return nil
 	case m.layer == layerExercises:
 		return m.open(layerNone)
@@ -142,7 +142,7 @@ func (m *Model) toggleExercises() tea.Cmd {
 // the body; closing it shows again what it covers.
 func (m *Model) openDetail() tea.Cmd {
 	if !m.detail.show() {
-		m.c.setStatus(phraseNoReconcile.in(m.detail.lang), false)
+		m.c.setStatus(m.detail.noReconcile(), false)
 		return nil
 	}
 	m.detail.under = m.shown()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/tui/state"
 	"github.com/operator-lab/lab/observe"
 )
@@ -20,9 +21,9 @@ type sequencePane struct {
 	x [laneCount]int // the lanes' columns, placed in SetSize
 }
 
-func (p *sequencePane) Title() string { return "Reconcile sequence" }
+func (p *sequencePane) Title() string { return p.c.say.Text("Reconcile sequence") }
 func (p *sequencePane) Hint() string {
-	return "why each reconcile ran, what it did, what the queue did next"
+	return p.c.say.Text("why each reconcile ran, what it did, what the queue did next")
 }
 
 // SetSize places the lanes for the pane's width.
@@ -49,11 +50,9 @@ func (p *sequencePane) View() []string {
 	}
 	n := p.c.state.ReconcileCount()
 	if n == 0 {
-		hint := "No reconcile yet."
+		hint := p.c.say.Text("No reconcile yet. Create an object (c) and watch its reconcile appear here.")
 		if p.c.replay {
-			hint += " Press → to replay the trace event by event, ] to jump a whole reconcile."
-		} else {
-			hint += " Create an object (c) and watch its reconcile appear here."
+			hint = p.c.say.Text("No reconcile yet. Press → to replay the trace event by event, ] to jump a whole reconcile.")
 		}
 		lines = append(lines, "", "  "+st.Faint.Render(hint), "")
 		if paused || p.c.replay {
@@ -102,31 +101,31 @@ func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned b
 	if maxLines <= 0 {
 		return nil
 	}
-	w, x := p.width, &p.x
+	say, w, x := p.c.say, p.width, &p.x
 	title := p.reconcileTitle(r, pinned)
 	var rows []laneRow
 
 	// 1–2. What put the key in the queue, and the dequeue.
-	rows = append(rows, queueRows(w, x, r.Key, r.Trigger, r.Adds, r.AddCount, r.Get, "")...)
+	rows = append(rows, queueRows(say, w, x, r.Key, r.Trigger, r.Adds, r.AddCount, r.Get, "")...)
 	// 3. What it did.
 	steps := make([]laneRow, 0, len(r.Steps))
 	for _, e := range r.Steps {
 		lr := newLaneRow(w, x)
-		drawStep(lr, e)
+		drawStep(say, lr, e)
 		steps = append(steps, lr)
 	}
 	// 4. The result and what the queue did with it.
 	var tail []laneRow
 	if r.End == nil {
 		lr := newLaneRow(w, x)
-		lr.note(laneReconcile, "running… "+formatDuration(r.Duration(p.c.now())), paintWarn)
+		lr.note(laneReconcile, say.Textf("running… %s", formatDuration(r.Duration(p.c.now()))), paintWarn)
 		tail = append(tail, lr)
 	} else {
 		lr := newLaneRow(w, x)
 		lr.arrow(laneReconcile, laneQueue, resultLabel(r.End), resultPaint(r.End.Result))
 		tail = append(tail, lr)
 		lr2 := newLaneRow(w, x)
-		lr2.note(laneQueue, outcomeLabel(r), resultPaint(r.End.Result))
+		lr2.note(laneQueue, outcomeLabel(say, r), resultPaint(r.End.Result))
 		tail = append(tail, lr2)
 	}
 
@@ -142,7 +141,7 @@ func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned b
 		hidden -= len(steps)
 		if budget > 0 && hidden > 0 {
 			lr := newLaneRow(w, x)
-			lr.note(laneReconcile, fmt.Sprintf("… %d more step(s)", hidden), paintFaint)
+			lr.note(laneReconcile, say.Count(hidden, "… %d more step(s)", "… %d more step(s)"), paintFaint)
 			steps = append(steps, lr)
 		}
 	}
@@ -158,7 +157,7 @@ func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned b
 
 // queueRows draws how a key came through the queue: the watch event (or
 // the requeue) that added it, and the dequeue that hands it to Reconcile.
-func queueRows(w int, x *[laneCount]int, key string, trigger *observe.Event, adds []observe.Event, addCount int, get *observe.Event, afterGet string) []laneRow {
+func queueRows(say l10n.Printer, w int, x *[laneCount]int, key string, trigger *observe.Event, adds []observe.Event, addCount int, get *observe.Event, afterGet string) []laneRow {
 	var rows []laneRow
 	switch {
 	case trigger != nil:
@@ -193,7 +192,7 @@ func queueRows(w int, x *[laneCount]int, key string, trigger *observe.Event, add
 			first := adds[0]
 			ready := first.Time.Add(first.Delay.D())
 			if waited := get.Time.Sub(ready); waited > 0 {
-				text += " waited " + formatDuration(waited)
+				text += say.Textf(" waited %s", formatDuration(waited))
 			}
 		}
 		lr.text(end, text, p)
@@ -206,20 +205,20 @@ func queueRows(w int, x *[laneCount]int, key string, trigger *observe.Event, add
 // not started: what a paused gate holds (and s lets through next), or in
 // a replay what starts next.
 func (p *sequencePane) heldBlocks(paused bool) []string {
-	st, w := p.c.st, p.width
-	why, at := "dequeued, its Reconcile starts next", "Reconcile starts next"
+	st, say, w := p.c.st, p.c.say, p.width
+	why, at := say.Text("dequeued, its Reconcile starts next"), say.Text("Reconcile starts next")
 	switch {
 	case paused && !p.c.replay:
-		why, at = "held at the step-through gate, s lets it run", "❚❚ waiting at the gate"
+		why, at = say.Text("held at the step-through gate, s lets it run"), say.Text("❚❚ waiting at the gate")
 	case paused:
-		why, at = "held at the step-through gate", "❚❚ waiting at the gate"
+		why, at = say.Text("held at the step-through gate"), say.Text("❚❚ waiting at the gate")
 	}
 	var out []string
 	for _, d := range p.c.state.Dequeued() {
 		get := d.Get
-		title := st.Bold.Render("─ next: "+p.c.displayKey(d.Key)+" · ") + st.Warn.Render(why) + " "
+		title := st.Bold.Render(say.Textf("─ next: %s · ", p.c.displayKey(d.Key))) + st.Warn.Render(why) + " "
 		out = append(out, title+st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(title), 0))))
-		for _, lr := range queueRows(w, &p.x, d.Key, d.Trigger, d.Adds, d.AddCount, &get, at) {
+		for _, lr := range queueRows(say, w, &p.x, d.Key, d.Trigger, d.Adds, d.AddCount, &get, at) {
 			out = append(out, lr.render(&p.c.paints))
 		}
 	}
@@ -228,22 +227,22 @@ func (p *sequencePane) heldBlocks(paused bool) []string {
 
 // reconcileTitle is the rule above a reconcile: number, key, result, duration.
 func (p *sequencePane) reconcileTitle(r *state.Reconcile, pinned bool) string {
-	st, w := p.c.st, p.width
+	st, say, w := p.c.st, p.c.say, p.width
 	left := fmt.Sprintf("─ #%d %s · ", r.N, p.c.displayKey(r.Key))
 	var result string
 	if r.End == nil {
-		result = st.Warn.Render("running")
+		result = st.Warn.Render(say.Text("running"))
 	} else {
-		result = st.Result(r.End.Result).Render(r.End.Result) + st.Faint.Render(" in "+formatDuration(r.Duration(p.c.now())))
+		result = st.Result(r.End.Result).Render(r.End.Result) + st.Faint.Render(say.Textf(" in %s", formatDuration(r.Duration(p.c.now()))))
 	}
 	text := st.Bold.Render(left) + result + " "
 	if pinned {
-		text += st.Warn.Render("◆ pinned: ] newer, f follows live ")
+		text += st.Warn.Render(say.Text("◆ pinned: ] newer, f follows live "))
 	}
 	return text + st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(text), 0)))
 }
 
-func drawStep(lr laneRow, e observe.Event) {
+func drawStep(say l10n.Printer, lr laneRow, e observe.Event) {
 	switch e.Kind {
 	case observe.KindClient:
 		label := strings.TrimSpace(e.Verb + " " + e.Object)
@@ -263,16 +262,16 @@ func drawStep(lr laneRow, e observe.Event) {
 		if !lr.fits(laneReconcile, laneClient, label) && lr.fits(laneReconcile, laneClient, e.Verb) {
 			end = lr.text(end, " "+e.Object, paintLane+laneClient)
 		}
-		end = lr.text(end, " from cache", paintFaint)
+		end = lr.text(end, say.Text(" from cache"), paintFaint)
 		lr.text(end, " "+outcome, outcomePaint(e.Outcome))
 	case observe.KindPhase:
 		from := e.From
 		if from == "" {
 			from = "∅"
 		}
-		lr.note(laneReconcile, "phase "+from+" → "+e.To, paintBold)
+		lr.note(laneReconcile, say.Textf("phase %s → %s", from, e.To), paintBold)
 	case observe.KindCondition:
-		text := fmt.Sprintf("condition %s=%s", e.Type, e.Status)
+		text := say.Textf("condition %s=%s", e.Type, e.Status)
 		if e.Reason != "" {
 			text += " (" + e.Reason + ")"
 		}
@@ -282,13 +281,13 @@ func drawStep(lr laneRow, e observe.Event) {
 		}
 		lr.note(laneReconcile, text, p)
 	case observe.KindExternal:
-		lr.note(laneReconcile, fmt.Sprintf("external %s %s %s", e.Op, outcomeMark(e.Outcome), formatMs(e.LatencyMs)), outcomePaint(e.Outcome))
+		lr.note(laneReconcile, say.Textf("external %s %s %s", e.Op, outcomeMark(e.Outcome), formatMs(e.LatencyMs)), outcomePaint(e.Outcome))
 	case observe.KindBreaker:
-		lr.note(laneReconcile, breakerStep(e), paintWarn)
+		lr.note(laneReconcile, breakerStep(say, e), paintWarn)
 	case observe.KindBackoff:
-		lr.note(laneReconcile, fmt.Sprintf("lesson backoff: attempt %d → wait %s", e.Attempt, formatDuration(e.Delay.D())), paintInfo)
+		lr.note(laneReconcile, say.Textf("lesson backoff: attempt %d → wait %s", e.Attempt, formatDuration(e.Delay.D())), paintInfo)
 	case observe.KindRateLimit:
-		lr.note(laneReconcile, rateLimitStep(e), paintWarn)
+		lr.note(laneReconcile, rateLimitStep(say, e), paintWarn)
 	default:
 		lr.note(laneReconcile, string(e.Kind)+" "+firstNonEmpty(e.Message, e.Name, e.Value), paintFaint)
 	}
