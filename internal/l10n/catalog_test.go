@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,11 +144,23 @@ func TestRussianCountForms(t *testing.T) {
 // TestCatalogPartsDoNotOverlap fails when two parts translate one key:
 // one of the two would silently win.
 func TestCatalogPartsDoNotOverlap(t *testing.T) {
-	if n := len(russianCLI) + len(russianFrame) + len(russianPanes); n != len(russian) {
-		t.Errorf("the catalog's parts hold %d texts, the joined catalog %d: a key is in two parts", n, len(russian))
-	}
-	if n := len(russianCLICounts) + len(russianFrameCounts) + len(russianPanesCounts); n != len(russianCounts) {
-		t.Errorf("the catalog's parts hold %d counts, the joined catalog %d: a key is in two parts", n, len(russianCounts))
+	texts := map[string]map[string]string{"ru_cli.go": russianCLI, "ru_frame.go": russianFrame, "ru_panes.go": russianPanes}
+	counts := map[string]map[string][3]string{"ru_cli.go": russianCLICounts, "ru_frame.go": russianFrameCounts, "ru_panes.go": russianPanesCounts}
+	overlap(t, texts)
+	overlap(t, counts)
+}
+
+func overlap[V any](t *testing.T, parts map[string]map[string]V) {
+	t.Helper()
+	files := slices.Sorted(maps.Keys(parts))
+	for i, a := range files {
+		for _, b := range files[i+1:] {
+			for key := range parts[a] {
+				if _, ok := parts[b][key]; ok {
+					t.Errorf("%q is translated in %s and in %s: keep it in one", key, a, b)
+				}
+			}
+		}
 	}
 }
 

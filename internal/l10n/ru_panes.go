@@ -143,7 +143,6 @@ var russianPanes = map[string]string{
 	"still running, for %s so far":                                               "ещё выполняется, уже %s",
 	"returned":                                                                   "вернул",
 	"took":                                                                       "длилось",
-	"error":                                                                      "ошибка",
 	"chain":                                                                      "цепочка",
 	"an error":                                                                   "ошибку",
 	"a TerminalError: not retried":                                               "TerminalError: без повторов",
