@@ -8,6 +8,12 @@ package l10n
 // open, half-open), switch values. The nouns follow the Russian lessons:
 // согласование, очередь, воркер, ключ, размыкатель, ограничитель частоты.
 var russianPanes = map[string]string{
+	// The retry delays pane's note on the limiter's RequeueAfter.
+	"⚠ each limiter wait is a RequeueAfter, and the queue Forgets the key for it:": "⚠ каждое ожидание ограничителя — это RequeueAfter, и очередь делает для него Forget:",
+	"  its backoff starts over after every wait and never grows":                   "  её backoff начинается заново после каждого ожидания и не растёт",
+	" lim":            " огр.",
+	" · limiter wait": " · ожидание ограничителя",
+
 	// The reconcile sequence.
 	"Reconcile sequence": "Согласования по шагам",
 	"why each reconcile ran, what it did, what the queue did next":                               "почему запускалось каждое согласование, что оно сделало, что сделала очередь",

@@ -190,6 +190,10 @@ func (p *backoffPane) View() []string {
 	lines := []string{st.Bold.Render(p.c.displayKey(series.Key)) + st.Faint.Render(say.Count(series.Total, "  %d reconcile(s) · bars on a log scale", "  %d reconcile(s) · bars on a log scale"))}
 	retries := series.Retries.Slice()
 	room := h - 2
+	reset := limiterResetsBackoff(retries)
+	if reset {
+		room -= 2
+	}
 	if len(retries) > room {
 		retries = retries[len(retries)-max(room, 0):]
 	}
@@ -220,7 +224,25 @@ func (p *backoffPane) View() []string {
 	if h-len(lines) >= 1 {
 		lines = append(lines, legend)
 	}
+	if reset && h-len(lines) >= 2 {
+		// The loop item 6 of the UX audit found: nothing on the bars alone
+		// says why the queue's delays never grow.
+		lines = append(lines, st.Warn.Render(say.Text("⚠ each limiter wait is a RequeueAfter, and the queue Forgets the key for it:")),
+			st.Warn.Render(say.Text("  its backoff starts over after every wait and never grows")))
+	}
 	return lines
+}
+
+// limiterResetsBackoff reports whether retries show the client-side rate
+// limiter's RequeueAfter resetting the queue's backoff: a rate-limited
+// retry right after a limiter wait, counting its failures from 1 again.
+func limiterResetsBackoff(retries []state.Retry) bool {
+	for i := 1; i < len(retries); i++ {
+		if retries[i-1].LimiterWait && retries[i].By == state.ChosenByRateLimiter && retries[i].Failures <= 1 {
+			return true
+		}
+	}
+	return false
 }
 
 func retryLine(st Styles, say l10n.Printer, r state.Retry, barW int, short, afterFailure bool) string {
@@ -275,6 +297,10 @@ func chooserLabel(say l10n.Printer, r state.Retry, short bool) string {
 		name = map[state.Chooser]string{state.ChosenByRateLimiter: say.Text("limiter"), state.ChosenByRequeueAfter: "After", state.ChosenByLesson: say.Text("lesson")}[r.By]
 	}
 	switch {
+	case r.LimiterWait && short:
+		name += say.Text(" lim")
+	case r.LimiterWait:
+		name += say.Text(" · limiter wait")
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0 && short:
 		name += fmt.Sprintf(" #%d", r.Failures)
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0:

@@ -233,3 +233,42 @@ func TestBreakerAndLimiterStepsSayWhatHappened(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryDelaysExplainTheLimiterResettingTheBackoff: with the breaker
+// off and the limiter on, a failing Database alternates between a limiter
+// wait (a RequeueAfter, which the queue answers with Forget) and an error
+// whose rate-limited retry starts again at failure 1. The bars alone look
+// like a backoff that forgot to grow; the pane names the wait as the
+// limiter's and says why the backoff never grows (#16 item 6).
+func TestRetryDelaysExplainTheLimiterResettingTheBackoff(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(t0)
+	m := newLiveModel(120, 40, clock, newFakeControls())
+	sc := synth.New("database", t0.Add(time.Second))
+	for range 3 {
+		sc.Get("lab/db-1")
+		sc.Reconcile("lab/db-1", synth.Failed("external system unavailable", 1, 5*time.Millisecond),
+			synth.RateLimitCheck(2, 0), synth.External("healthcheck", observe.OutcomeError, 20*time.Millisecond))
+		sc.Get("lab/db-1")
+		sc.Reconcile("lab/db-1", synth.After(250*time.Millisecond), synth.RateLimitCheck(2, 250*time.Millisecond))
+	}
+	m = fold(m, sc.Events())
+	pane := strings.Join(m.dash.panes[paneBackoff].View(), "\n")
+	t.Log("\n" + pane)
+	for _, want := range []string{"RequeueAfter · limiter wait", "the queue Forgets the key for it", "never grows"} {
+		if !strings.Contains(pane, want) {
+			t.Errorf("the retry delays pane lacks %q:\n%s", want, pane)
+		}
+	}
+
+	// A backoff that grows, with no limiter wait between, has no such note.
+	grows := newLiveModel(120, 40, clock, newFakeControls())
+	sc = synth.New("database", t0.Add(time.Second))
+	for n := 1; n <= 4; n++ {
+		sc.Get("lab/db-1")
+		sc.Reconcile("lab/db-1", synth.Failed("external system unavailable", n, 5*time.Millisecond<<n))
+	}
+	grows = fold(grows, sc.Events())
+	if pane := strings.Join(grows.dash.panes[paneBackoff].View(), "\n"); strings.Contains(pane, "never grows") || strings.Contains(pane, "limiter wait") {
+		t.Errorf("a growing backoff is explained as a reset:\n%s", pane)
+	}
+}

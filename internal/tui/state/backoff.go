@@ -37,6 +37,10 @@ type Retry struct {
 	Failures int
 	// Attempt is the lesson backoff's attempt number.
 	Attempt int
+	// LimiterWait: the RequeueAfter is the wait the client-side rate
+	// limiter asked for. The controller Forgets the key for any
+	// RequeueAfter, so the queue's failure count starts over after it.
+	LimiterWait bool
 }
 
 // Series is the recent retry history of one key.

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -103,6 +104,14 @@ func (r *Reconcile) lessonBackoff() (observe.Event, bool) {
 		}
 	}
 	return observe.Event{}, false
+}
+
+// waitedForLimiter reports whether the client-side rate limiter deferred
+// one of r's external calls.
+func (r *Reconcile) waitedForLimiter() bool {
+	return slices.ContainsFunc(r.Steps, func(e observe.Event) bool {
+		return e.Kind == observe.KindRateLimit && e.RateLimit().Wait > 0
+	})
 }
 
 // Reconciles returns the reconciles held, oldest first.
@@ -247,6 +256,7 @@ func (s *State) closeReconcile(r *Reconcile) {
 			retry.By = ChosenByLesson
 			retry.Attempt = b.Attempt
 		}
+		retry.LimiterWait = retry.By == ChosenByRequeueAfter && r.waitedForLimiter()
 	}
 	s.recordRetry(r.Key, retry)
 }
