@@ -8,6 +8,10 @@ package l10n
 // open, half-open), switch values. The nouns follow the Russian lessons:
 // согласование, очередь, воркер, ключ, размыкатель, ограничитель частоты.
 var russianPanes = map[string]string{
+	// A watch event that left the generation as it was.
+	"%s unchanged": "%s без изменений",
+	"the generation did not change: a write of status or metadata (often this controller's own), not of the spec": "generation не изменился: записали status или metadata (часто сам этот контроллер), а не spec",
+
 	// The retry delays pane's note on the limiter's RequeueAfter.
 	"⚠ each limiter wait is a RequeueAfter, and the queue Forgets the key for it:": "⚠ каждое ожидание ограничителя — это RequeueAfter, и очередь делает для него Forget:",
 	"  its backoff starts over after every wait and never grows":                   "  её backoff начинается заново после каждого ожидания и не растёт",

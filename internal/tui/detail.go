@@ -263,8 +263,11 @@ func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
 	heading(say.Text("Why it ran"))
 	if t := r.Trigger; t != nil {
 		note := ""
-		if t.Key != r.Key {
+		switch {
+		case t.Key != r.Key:
 			note = say.Text("an object it owns changed, so its owner was queued")
+		case r.TriggerKeptGeneration:
+			note = say.Text("the generation did not change: a write of status or metadata (often this controller's own), not of the spec")
 		}
 		event(*t, note)
 	}

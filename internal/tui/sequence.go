@@ -106,7 +106,7 @@ func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned b
 	var rows []laneRow
 
 	// 1–2. What put the key in the queue, and the dequeue.
-	rows = append(rows, queueRows(say, w, x, r.Key, r.Trigger, r.Adds, r.AddCount, r.Get, "")...)
+	rows = append(rows, queueRows(say, w, x, r.Key, r.Trigger, r.TriggerKeptGeneration, r.Adds, r.AddCount, r.Get, "")...)
 	// 3. What it did.
 	steps := make([]laneRow, 0, len(r.Steps))
 	for _, e := range r.Steps {
@@ -157,7 +157,10 @@ func (p *sequencePane) reconcileBlock(r *state.Reconcile, maxLines int, pinned b
 
 // queueRows draws how a key came through the queue: the watch event (or
 // the requeue) that added it, and the dequeue that hands it to Reconcile.
-func queueRows(say l10n.Printer, w int, x *[laneCount]int, key string, trigger *observe.Event, adds []observe.Event, addCount int, get *observe.Event, afterGet string) []laneRow {
+// keptGeneration marks a trigger that left the generation as it was (a
+// status or metadata write), so a reconcile it causes is not mistaken
+// for a reaction to a spec change.
+func queueRows(say l10n.Printer, w int, x *[laneCount]int, key string, trigger *observe.Event, keptGeneration bool, adds []observe.Event, addCount int, get *observe.Event, afterGet string) []laneRow {
 	var rows []laneRow
 	switch {
 	case trigger != nil:
@@ -168,10 +171,14 @@ func queueRows(say l10n.Printer, w int, x *[laneCount]int, key string, trigger *
 			// owner was queued: name the kind that changed.
 			end = lr.arrowFit(laneWatch, laneQueue, paintLane+laneWatch, trigger.Type+" "+trigger.Object)
 		} else {
-			full := strings.TrimSpace(trigger.Type + " " + genLabel(trigger.Generation))
+			gen := genLabel(trigger.Generation)
+			if keptGeneration && gen != "" {
+				gen = say.Textf("%s unchanged", gen)
+			}
+			full := strings.TrimSpace(trigger.Type + " " + gen)
 			end = lr.arrowFit(laneWatch, laneQueue, paintLane+laneWatch, full, trigger.Type)
 			if !lr.fits(laneWatch, laneQueue, full) && lr.fits(laneWatch, laneQueue, trigger.Type) && trigger.Generation > 0 {
-				end = lr.text(end, " "+genLabel(trigger.Generation)+" →", paintLane+laneWatch)
+				end = lr.text(end, " "+gen+" →", paintLane+laneWatch)
 			}
 		}
 		lr.text(end, " "+addLabel(adds, addCount, trigger), paintLane+laneQueue)
@@ -218,7 +225,7 @@ func (p *sequencePane) heldBlocks(paused bool) []string {
 		get := d.Get
 		title := st.Bold.Render(say.Textf("─ next: %s · ", p.c.displayKey(d.Key))) + st.Warn.Render(why) + " "
 		out = append(out, title+st.Border.Render(strings.Repeat("─", max(w-ansi.StringWidth(title), 0))))
-		for _, lr := range queueRows(say, w, &p.x, d.Key, d.Trigger, d.Adds, d.AddCount, &get, at) {
+		for _, lr := range queueRows(say, w, &p.x, d.Key, d.Trigger, false, d.Adds, d.AddCount, &get, at) {
 			out = append(out, lr.render(&p.c.paints))
 		}
 	}

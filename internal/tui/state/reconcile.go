@@ -21,6 +21,10 @@ type Reconcile struct {
 	// Trigger is the watch event behind the first queue add that carries a
 	// cause, when it is still known; nil for requeues and resyncs.
 	Trigger *observe.Event
+	// TriggerKeptGeneration: the trigger is a MODIFIED event that left the
+	// object's generation as it was — a status or metadata write, often
+	// the controller's own, not a change of the spec.
+	TriggerKeptGeneration bool
 	// Adds are the queue adds merged into this one reconcile (at most
 	// Limits.AddsPerReconcile); AddCount counts all of them.
 	Adds     []observe.Event
@@ -195,6 +199,7 @@ func (s *State) onReconcileStart(e observe.Event) {
 		}
 		if w, ok := s.watches[add.Cause]; ok {
 			r.Trigger = &w
+			r.TriggerKeptGeneration = s.sameGeneration[w.Seq]
 			break
 		}
 	}

@@ -54,6 +54,11 @@ type State struct {
 
 	watchSeqs *Ring[uint64]
 	watches   map[uint64]observe.Event
+	// sameGeneration holds the held MODIFIED events of an object whose
+	// generation the last watch event of that object already had: a write
+	// of status or metadata, not of the spec. lastGeneration is per key.
+	sameGeneration map[uint64]bool
+	lastGeneration map[string]int64
 
 	queue         map[string]*QueueItem
 	queueOverflow uint64
@@ -100,22 +105,24 @@ type pendingWork struct {
 func New(limits Limits) *State {
 	limits = limits.withDefaults()
 	return &State{
-		limits:     limits,
-		reconciles: NewRing[*Reconcile](limits.Reconciles),
-		byID:       map[string]*Reconcile{},
-		active:     map[string]*Reconcile{},
-		pending:    map[string]*pendingWork{},
-		watchSeqs:  NewRing[uint64](limits.Watches),
-		watches:    map[uint64]observe.Event{},
-		queue:      map[string]*QueueItem{},
-		objects:    map[string]*Object{},
-		series:     map[string]*Series{},
-		breaker:    Breaker{State: BreakerClosed, History: NewRing[BreakerChange](limits.Transitions)},
-		rateLimit:  RateLimit{Waits: NewRing[time.Duration](limits.RateLimitWaits)},
-		external:   External{Calls: NewRing[ExternalCall](limits.ExternalCalls)},
-		switches:   map[string]string{},
-		log:        NewRing[observe.Event](limits.Log),
-		totals:     Totals{ByKind: map[observe.Kind]uint64{}, ByResult: map[string]uint64{}},
+		limits:         limits,
+		reconciles:     NewRing[*Reconcile](limits.Reconciles),
+		byID:           map[string]*Reconcile{},
+		active:         map[string]*Reconcile{},
+		pending:        map[string]*pendingWork{},
+		watchSeqs:      NewRing[uint64](limits.Watches),
+		watches:        map[uint64]observe.Event{},
+		sameGeneration: map[uint64]bool{},
+		lastGeneration: map[string]int64{},
+		queue:          map[string]*QueueItem{},
+		objects:        map[string]*Object{},
+		series:         map[string]*Series{},
+		breaker:        Breaker{State: BreakerClosed, History: NewRing[BreakerChange](limits.Transitions)},
+		rateLimit:      RateLimit{Waits: NewRing[time.Duration](limits.RateLimitWaits)},
+		external:       External{Calls: NewRing[ExternalCall](limits.ExternalCalls)},
+		switches:       map[string]string{},
+		log:            NewRing[observe.Event](limits.Log),
+		totals:         Totals{ByKind: map[observe.Kind]uint64{}, ByResult: map[string]uint64{}},
 	}
 }
 
@@ -236,8 +243,22 @@ func (s *State) Scenario() observe.Event { return s.scenario }
 func (s *State) onWatch(e observe.Event) {
 	if evicted, ok := s.watchSeqs.Push(e.Seq); ok {
 		delete(s.watches, evicted)
+		delete(s.sameGeneration, evicted)
 	}
 	s.watches[e.Seq] = e
+	if e.Generation > 0 {
+		key := e.Object + " " + e.Key
+		if e.WatchType() == observe.WatchModified && s.lastGeneration[key] == e.Generation {
+			s.sameGeneration[e.Seq] = true
+		}
+		if len(s.lastGeneration) >= 4*s.limits.Keys {
+			clear(s.lastGeneration) // bounded; a forgotten key only loses this note once
+		}
+		s.lastGeneration[key] = e.Generation
+		if e.WatchType() == observe.WatchDeleted {
+			delete(s.lastGeneration, key)
+		}
+	}
 	if o, ok := s.objects[e.Key]; ok {
 		o.observeWatch(e)
 	}

@@ -387,3 +387,28 @@ func TestRateLimitCountsCallsNotEvents(t *testing.T) {
 		t.Fatalf("old trace: %+v", rl)
 	}
 }
+
+// TestTriggerThatKeptTheGenerationIsMarked: a MODIFIED event with the
+// generation the object already had (a status write) is told apart from
+// one that changed the spec, so the view can say why a reconcile ran
+// although nothing the controller reads changed.
+func TestTriggerThatKeptTheGenerationIsMarked(t *testing.T) {
+	sc := synth.New("database", t0)
+	for _, w := range []struct {
+		typ string
+		gen int64
+	}{{"ADDED", 1}, {"MODIFIED", 1}, {"MODIFIED", 2}, {"MODIFIED", 2}} {
+		sc.Add(key, sc.Watch("Database", key, w.typ, w.gen))
+		sc.Get(key)
+		sc.Reconcile(key, synth.Success)
+	}
+	s := state.New(state.Limits{})
+	s.Apply(sc.Events()...)
+	var got []bool
+	for _, r := range s.Reconciles() {
+		got = append(got, r.TriggerKeptGeneration)
+	}
+	if fmt.Sprint(got) != "[false true false true]" {
+		t.Fatalf("kept generation per reconcile = %v, want [false true false true] (ADDED 1, MODIFIED 1, MODIFIED 2, MODIFIED 2)", got)
+	}
+}
