@@ -167,8 +167,8 @@ func TestEveryKeyExplanationHasItsKey(t *testing.T) {
 			named[b.Help().Key+" "+b.Help().Desc] = true
 		}
 	}
-	for k := range keyExplanations {
-		if !named[k] {
+	for _, e := range keyExplanations {
+		if k := e.key + " " + e.name; !named[k] {
 			t.Errorf("no key is named %q: its explanation is never shown", k)
 		}
 	}
