@@ -5,7 +5,7 @@ package l10n
 var russianFrame = map[string]string{
 	// Header and badges.
 	"trace %s":                    "запись %s",
-	"up %s":                       "работает %s",
+	"up %s":                       "идёт %s",
 	"■ STOPPED":                   "■ ОСТАНОВЛЕН",
 	"✕ NO CONTROL PLANE":          "✕ НЕТ CONTROL PLANE",
 	"● LIVE":                      "● ВЖИВУЮ",
