@@ -148,8 +148,8 @@ var russianFrame = map[string]string{
 	"while external=flaky, each call fails with probability %s":               "при external=flaky каждый вызов падает с вероятностью %s",
 	"MaxConcurrentReconciles %s from the operator's next start":               "MaxConcurrentReconciles %s со следующего запуска оператора",
 	"delays run at real time":                                                 "задержки идут в реальном времени",
-	"delays the operator chooses are %s× shorter":                             "задержки, которые выбирает оператор, в %s раз короче",
-	"delays the operator chooses are %s× longer":                              "задержки, которые выбирает оператор, в %s раз длиннее",
+	"delays the operator chooses are %s× shorter":                             "задержки, которые выбирает оператор, делятся на %s",
+	"delays the operator chooses are %s× longer":                              "задержки, которые выбирает оператор, умножаются на %s",
 	"switch %s belongs to lab %s; lab %s's controller does not use it":        "переключатель %s относится к лаборатории %s; контроллер лаборатории %s его не использует",
 }
 

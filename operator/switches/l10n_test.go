@@ -28,7 +28,7 @@ func TestEffectsInRussian(t *testing.T) {
 	}
 	for _, c := range []struct{ name, value, want string }{
 		{switches.NameExternal, "not-ready", "имитируемая внешняя система теперь not-ready"},
-		{switches.NameTimescale, "10", "задержки, которые выбирает оператор, в 10 раз короче"},
+		{switches.NameTimescale, "10", "задержки, которые выбирает оператор, делятся на 10"},
 		{switches.NameRequeue, "sometimes", ""},
 	} {
 		if got := switches.EffectIn(ru, c.name, c.value); got != c.want {
