@@ -40,10 +40,10 @@ var russianFrame = map[string]string{
 	"the trace is empty": "запись пуста",
 	"event %d/%d  %s  ":  "событие %d/%d  %s  ",
 
-	// Start-up and a terminal too small.
+	// Start-up and a terminal too small. (A failed step's "failed" is the
+	// command line's word, in ru_cli.go: a key has one translation.)
 	"Starting your lab":       "Запускаем вашу лабораторию",
 	"The lab could not start": "Лабораторию не удалось запустить",
-	"failed":                  "ошибка",
 	"elapsed %s · q quits":    "прошло %s · q — выход",
 	"Terminal too small: %d×%d.\nlab needs at least %d×%d;\n80×24 or larger is best.\nEnlarge the window,\nor press q to quit.": "Терминал слишком мал: %d×%d.\nlab нужно не меньше %d×%d;\nлучше 80×24 или больше.\nУвеличьте окно\nили нажмите q для выхода.",
 
