@@ -8,7 +8,7 @@ var russianFrame = map[string]string{
 	"up %s":                       "идёт %s",
 	"■ STOPPED":                   "■ ОСТАНОВЛЕН",
 	"✕ NO CONTROL PLANE":          "✕ НЕТ CONTROL PLANE",
-	"● LIVE":                      "● ВЖИВУЮ",
+	"● LIVE":                      "● ЭФИР",
 	"switches: none reported yet": "переключатели: пока ни об одном нет вестей",
 	"%s REPLAY %d/%d":             "%s ВОСПРОИЗВЕДЕНИЕ %d/%d",
 
@@ -47,15 +47,12 @@ var russianFrame = map[string]string{
 	"elapsed %s · q quits":    "прошло %s · q — выход",
 	"Terminal too small: %d×%d.\nlab needs at least %d×%d;\n80×24 or larger is best.\nEnlarge the window,\nor press q to quit.": "Терминал слишком мал: %d×%d.\nlab нужно не меньше %d×%d;\nлучше 80×24 или больше.\nУвеличьте окно\nили нажмите q для выхода.",
 
-	// Key names, as the footer and the ? overlay show them.
+	// Key names, as the footer and the ? overlay show them (scrolling, "end"
+	// and "Lesson" are ru_panes.go's: the lesson and the detail name them too).
 	"all keys":       "все клавиши",
 	"quit":           "выход",
 	"close":          "закрыть",
 	"close help":     "закрыть справку",
-	"scroll up":      "прокрутить вверх",
-	"scroll down":    "прокрутить вниз",
-	"page up":        "страница вверх",
-	"page down":      "страница вниз",
 	"pane":           "панель",
 	"pane back":      "панель назад",
 	"select":         "выбор",
@@ -75,7 +72,6 @@ var russianFrame = map[string]string{
 	"prev reconcile": "пред. согласование",
 	"next reconcile": "след. согласование",
 	"start":          "начало",
-	"end":            "конец",
 	"play":           "пуск",
 
 	// What the ? overlay says about each key.
@@ -114,7 +110,6 @@ var russianFrame = map[string]string{
 	// The ? overlay's groups, pane guide and closing line.
 	"Reconcile detail":       "Подробности согласования",
 	"View":                   "Вид",
-	"Lesson":                 "Урок",
 	"Lesson & exercises":     "Урок и упражнения",
 	"Replay":                 "Воспроизведение",
 	"Switches":               "Переключатели",

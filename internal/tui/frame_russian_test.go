@@ -137,7 +137,7 @@ func (c *lab31Controls) Switches() []Switch {
 // English every phrase checked for is one the frame does show.
 func TestFrameSpeaksRussian(t *testing.T) {
 	russian := map[string]string{
-		"dashboard":                "● ВЖИВУЮ",
+		"dashboard":                "● ЭФИР",
 		"step before pause":        "шаг работает только на паузе",
 		"pause":                    "ПАУЗА",
 		"step":                     "одно согласование пропущено",

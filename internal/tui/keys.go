@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -78,11 +79,16 @@ var keyExplanations = []struct{ key, name, text string }{
 }
 
 // explanations are keyExplanations in p's language, by help key and name
-// as the bindings, built with p, show them.
+// as the bindings, built with p, show them: a switch's key is named as the
+// switch is, in every language.
 func explanations(p l10n.Printer) map[string]string {
 	out := make(map[string]string, len(keyExplanations))
 	for _, e := range keyExplanations {
-		out[e.key+" "+p.Text(e.name)] = p.Text(e.text)
+		name := e.name
+		if !slices.Contains(switches.Names(), name) {
+			name = p.Text(name)
+		}
+		out[e.key+" "+name] = p.Text(e.text)
 	}
 	return out
 }
