@@ -18,11 +18,15 @@ import (
 const importPath = "github.com/operator-lab/lab/internal/l10n"
 
 // sourceKeys finds every interface text the module's code renders: the
-// string literals given to Text, Textf, Count and Mark in files that import
-// this package (and in this package's own files).
+// string literals given to Text, Textf, Count and Mark in the packages that
+// import this one (in every file: a file may use a Printer another file of
+// its package holds) and in this package's own files.
 func sourceKeys(t *testing.T) (texts, counts map[string]string) {
 	t.Helper()
 	texts, counts = map[string]string{}, map[string]string{}
+	files := map[string][]*ast.File{} // by directory
+	uses := map[string]bool{}         // directories with a file that imports this package
+	paths := map[*ast.File]string{}
 	root := filepath.Join("..", "..")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -46,48 +50,59 @@ func sourceKeys(t *testing.T) (texts, counts map[string]string) {
 		if err != nil {
 			return err
 		}
-		own := f.Name.Name == "l10n" && filepath.Base(filepath.Dir(path)) == "l10n"
-		if !own && !slices.ContainsFunc(f.Imports, func(s *ast.ImportSpec) bool { return s.Path.Value == strconv.Quote(importPath) }) {
-			return nil
+		dir := filepath.Dir(path)
+		files[dir], paths[f] = append(files[dir], f), path
+		own := f.Name.Name == "l10n" && filepath.Base(dir) == "l10n"
+		if own || slices.ContainsFunc(f.Imports, func(s *ast.ImportSpec) bool { return s.Path.Value == strconv.Quote(importPath) }) {
+			uses[dir] = true
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			lit := func(i int) (string, bool) {
-				if i >= len(call.Args) {
-					return "", false
-				}
-				b, ok := call.Args[i].(*ast.BasicLit)
-				if !ok || b.Kind != token.STRING {
-					return "", false
-				}
-				s, err := strconv.Unquote(b.Value)
-				return s, err == nil
-			}
-			switch sel.Sel.Name {
-			case "Text", "Textf", "Mark":
-				if s, ok := lit(0); ok {
-					texts[s] = path
-				}
-			case "Count":
-				if s, ok := lit(1); ok {
-					counts[s] = path
-				}
-			}
-			return true
-		})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for dir := range uses {
+		for _, f := range files[dir] {
+			inspectKeys(f, paths[f], texts, counts)
+		}
+	}
 	return texts, counts
+}
+
+// inspectKeys adds the keys f gives to Text, Textf, Count and Mark.
+func inspectKeys(f *ast.File, path string, texts, counts map[string]string) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		lit := func(i int) (string, bool) {
+			if i >= len(call.Args) {
+				return "", false
+			}
+			b, ok := call.Args[i].(*ast.BasicLit)
+			if !ok || b.Kind != token.STRING {
+				return "", false
+			}
+			s, err := strconv.Unquote(b.Value)
+			return s, err == nil
+		}
+		switch sel.Sel.Name {
+		case "Text", "Textf", "Mark":
+			if s, ok := lit(0); ok {
+				texts[s] = path
+			}
+		case "Count":
+			if s, ok := lit(1); ok {
+				counts[s] = path
+			}
+		}
+		return true
+	})
 }
 
 var verb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)

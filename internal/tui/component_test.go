@@ -80,7 +80,7 @@ func TestGoldenExercisesLayer(t *testing.T) {
 
 func TestStartupAlone(t *testing.T) {
 	clock := clocktesting.NewFakePassiveClock(t0)
-	s := newStartup([]string{"etcd", "kube-apiserver"}, NewStyles(asciiRenderer()), clock.Now, "lab 4.4")
+	s := newStartup([]string{"etcd", "kube-apiserver"}, NewStyles(asciiRenderer()), l10n.Printer{}, clock.Now, "lab 4.4")
 	s.SetSize(40, 10)
 	s, _ = s.Update(StepDoneMsg{Step: "etcd", Took: time.Second})
 	s, _ = s.Update(StepDetailMsg{Step: "CRDs", Detail: "3 kinds"}) // a step not announced is added
@@ -184,7 +184,7 @@ func TestGoldenHelpAlone(t *testing.T) {
 	d.SetSize(80, 20)
 	d.configure(false, false)
 	l.configure()
-	h := newHelpLayer(c)
+	h := newHelpLayer(c, d.panes)
 	h.SetSize(80, 20)
 	h.setGroups([]helpGroup{{"Switches", l.FullHelp()[0]}, {"View", d.FullHelp()[0]}, {"Nothing", []key.Binding{disabled()}}})
 	if strings.Contains(h.View(), "Nothing") {

@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // The smallest terminal the dashboard draws in; below it a message says so.
@@ -77,15 +79,15 @@ type dashboardKeys struct {
 	PrevRecon, NextRecon, Follow key.Binding
 }
 
-func newDashboardKeys() dashboardKeys {
+func newDashboardKeys(p l10n.Printer) dashboardKeys {
 	return dashboardKeys{
-		NextPane:  bind([]string{"tab"}, "tab", "pane"),
-		PrevPane:  bind([]string{"shift+tab"}, "shift+tab", "pane back"),
-		Up:        bind([]string{"up", "k"}, "↑/k", "select"),
-		Down:      bind([]string{"down", "j"}, "↓/j", "select"),
-		PrevRecon: bind([]string{"["}, "[", "older"),
-		NextRecon: bind([]string{"]"}, "]", "newer"),
-		Follow:    bind([]string{"f", "end"}, "f", "follow"),
+		NextPane:  bind([]string{"tab"}, "tab", p.Text("pane")),
+		PrevPane:  bind([]string{"shift+tab"}, "shift+tab", p.Text("pane back")),
+		Up:        bind([]string{"up", "k"}, "↑/k", p.Text("select")),
+		Down:      bind([]string{"down", "j"}, "↓/j", p.Text("select")),
+		PrevRecon: bind([]string{"["}, "[", p.Text("older")),
+		NextRecon: bind([]string{"]"}, "]", p.Text("newer")),
+		Follow:    bind([]string{"f", "end"}, "f", p.Text("follow")),
 	}
 }
 
@@ -127,7 +129,7 @@ const (
 )
 
 func newDashboard(c *common) *dashboard {
-	d := &dashboard{c: c, keys: newDashboardKeys()}
+	d := &dashboard{c: c, keys: newDashboardKeys(c.say)}
 	d.panes = [paneCount]paneComponent{
 		paneSequence: &sequencePane{c: c, f: &d.focus},
 		paneQueue:    &queuePane{c: c},

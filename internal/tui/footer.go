@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -59,15 +58,16 @@ func entryWidth(b key.Binding) int {
 }
 
 func (m Model) liveSummary() string {
-	st := m.c.st
+	st, say := m.c.st, m.c.say
 	t := m.c.state.Totals()
 	parts := []string{
-		fmt.Sprintf("%d events", t.Events),
-		fmt.Sprintf("%d reconciles", t.Reconciles),
+		say.Count(int(t.Events), "%d events", "%d events"),
+		say.Count(int(t.Reconciles), "%d reconciles", "%d reconciles"),
 	}
 	if m.dropped != nil {
 		if d := m.dropped(); d > 0 {
-			parts = append(parts, st.Warn.Render(fmt.Sprintf("%d events dropped (a burst overflowed the view's buffer)", d)))
+			dropped := say.Count(int(d), "%d events dropped (a burst overflowed the view's buffer)", "%d events dropped (a burst overflowed the view's buffer)")
+			parts = append(parts, st.Warn.Render(dropped))
 		}
 	}
 	if e := m.c.state.Scenario(); e.Kind != "" {
@@ -76,9 +76,9 @@ func (m Model) liveSummary() string {
 		if e.Message != "" {
 			step += " (" + e.Message + ")"
 		}
-		who := "scenario"
+		who := say.Text("scenario")
 		if e.Name == "you" {
-			who = "you"
+			who = say.Text("you")
 		}
 		parts = append(parts, who+": "+step)
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -16,7 +15,7 @@ func (m Model) labTitle(withTitle bool) string {
 	case m.header.Lab != "":
 		title += " " + m.header.Lab
 	case m.replay != nil:
-		title += " replay"
+		title += " replay" // the command that opened it, in every language
 	}
 	s := m.c.st.Title.Render(title)
 	if withTitle && m.header.Title != "" {
@@ -71,7 +70,7 @@ func (m Model) viewHeader() string {
 // headerLeft is the header's first line without the badges, at a level;
 // aside is a switch moved up from the second line, "" for none.
 func (m Model) headerLeft(level int, aside string) string {
-	st := m.c.st
+	st, say := m.c.st, m.c.say
 	left := " " + m.labTitle(level < headerNoTitle)
 	if m.header.Operator != "" {
 		left += "   " + st.Info.Render(m.header.Operator)
@@ -79,7 +78,7 @@ func (m Model) headerLeft(level int, aside string) string {
 	var info []string
 	if m.replay != nil {
 		if m.header.Source != "" {
-			info = append(info, "trace "+m.header.Source)
+			info = append(info, say.Textf("trace %s", m.header.Source))
 		}
 		if elapsed, ok := m.replay.elapsed(); ok {
 			info = append(info, "t+"+formatDuration(elapsed))
@@ -96,10 +95,10 @@ func (m Model) headerLeft(level int, aside string) string {
 			info = append(info, address)
 		}
 		if m.header.Namespace != "" && level < headerNoNamespace {
-			info = append(info, "namespace "+m.header.Namespace)
+			info = append(info, "namespace "+m.header.Namespace) // the word kubectl and the lessons use
 		}
 		if !m.header.Started.IsZero() {
-			info = append(info, "up "+formatUptime(m.c.now().Sub(m.header.Started)))
+			info = append(info, say.Textf("up %s", formatUptime(m.c.now().Sub(m.header.Started))))
 		}
 	}
 	if len(info) > 0 {
@@ -114,19 +113,19 @@ func (m Model) headerLeft(level int, aside string) string {
 // badge says what the view shows: a replay, a paused gate, a stopped
 // operator, a lost control plane, or the live lab.
 func (m Model) badge() string {
-	st := m.c.st
+	st, say := m.c.st, m.c.say
 	paused, waiting := m.c.gate()
 	switch {
 	case m.replay != nil:
 		return m.replay.badge()
 	case paused:
-		return st.BadgePaused.Render(fmt.Sprintf(" ❚❚ PAUSED · %d waiting at the gate ", waiting))
+		return st.BadgePaused.Render(say.Count(waiting, " ❚❚ PAUSED · %d waiting at the gate ", " ❚❚ PAUSED · %d waiting at the gate "))
 	case m.closed:
-		return st.Bad.Render("■ STOPPED")
+		return st.Bad.Render(say.Text("■ STOPPED"))
 	case m.controlPlaneLost:
-		return st.Bad.Render("✕ NO CONTROL PLANE")
+		return st.Bad.Render(say.Text("✕ NO CONTROL PLANE"))
 	}
-	return st.BadgeLive.Render("● LIVE")
+	return st.BadgeLive.Render(say.Text("● LIVE"))
 }
 
 // switchLine shows every switch with its value but the one left out
@@ -135,7 +134,7 @@ func (m Model) switchLine(leftOut string) string {
 	st, c := m.c.st, m.c
 	pairs := c.switches()
 	if len(pairs) == 0 {
-		return " " + st.Faint.Render("switches: none reported yet")
+		return " " + st.Faint.Render(c.say.Text("switches: none reported yet"))
 	}
 	render := func(sep string) string {
 		parts := make([]string, 0, len(pairs))

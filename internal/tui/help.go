@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -9,25 +8,29 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
-// paneGuide explains each pane in one sentence for the ? overlay; a pane
-// that only some labs draw says which (shows), so the help never describes
-// a pane that is not on screen.
+// paneGuide explains each pane in one sentence for the ? overlay, under
+// the pane's own title (the lesson's: "Lesson"); a pane that only some labs
+// draw says which (shows), so the help never describes a pane that is not
+// on screen.
 var paneGuide = []struct {
-	pane, text string
-	shows      func(c *common) bool
+	pane   pane
+	lesson bool // the lesson below the panes, not pane
+	text   string
+	shows  func(c *common) bool
 }{
-	{pane: "Reconcile sequence", text: "each reconcile across Watch → Queue → Reconcile → Client → API: the event that queued it, the dequeue, every client call (cache or API), the Result it returned and what the queue did with it."},
-	{pane: "Work queue", text: "keys waiting for a worker, in progress, or delayed with a countdown; several adds for one key merge into one reconcile."},
-	{pane: "Objects & phases", text: "each object on its state machine (current phase in [ ]), the time spent in each phase, its conditions.", shows: phasedLab},
-	{pane: "Objects", text: "each object with its conditions and the last result of its reconcile.", shows: func(c *common) bool { return !phasedLab(c) }},
-	{pane: "Retry delays", text: "one bar per reconcile of the selected object: how long until the next try and who chose it (rate limiter, RequeueAfter, lesson backoff).", shows: lessonBackoffLab},
-	{pane: "Retry delays", text: "one bar per reconcile of the selected object: how long until the next try and who chose it (rate limiter or RequeueAfter).", shows: func(c *common) bool { return !lessonBackoffLab(c) }},
-	{pane: "Breaker · limiter · external", text: "the circuit breaker's state, the rate limiter's waits and the external system's recent calls.", shows: breakerLab},
-	{pane: "External system", text: "the external system's health and its recent calls.", shows: func(c *common) bool { return !breakerLab(c) }},
-	{pane: "Lesson", text: "the lab's lesson, a section at a time; where a section has a demo, w shows it on the running operator."},
+	{pane: paneSequence, text: l10n.Mark("each reconcile across Watch → Queue → Reconcile → Client → API: the event that queued it, the dequeue, every client call (cache or API), the Result it returned and what the queue did with it.")},
+	{pane: paneQueue, text: l10n.Mark("keys waiting for a worker, in progress, or delayed with a countdown; several adds for one key merge into one reconcile.")},
+	{pane: paneObjects, text: l10n.Mark("each object on its state machine (current phase in [ ]), the time spent in each phase, its conditions."), shows: phasedLab},
+	{pane: paneObjects, text: l10n.Mark("each object with its conditions and the last result of its reconcile."), shows: func(c *common) bool { return !phasedLab(c) }},
+	{pane: paneBackoff, text: l10n.Mark("one bar per reconcile of the selected object: how long until the next try and who chose it (rate limiter, RequeueAfter, lesson backoff)."), shows: lessonBackoffLab},
+	{pane: paneBackoff, text: l10n.Mark("one bar per reconcile of the selected object: how long until the next try and who chose it (rate limiter or RequeueAfter)."), shows: func(c *common) bool { return !lessonBackoffLab(c) }},
+	{pane: panePatterns, text: l10n.Mark("the circuit breaker's state, the rate limiter's waits and the external system's recent calls."), shows: breakerLab},
+	{pane: panePatterns, text: l10n.Mark("the external system's health and its recent calls."), shows: func(c *common) bool { return !breakerLab(c) }},
+	{lesson: true, text: l10n.Mark("the lab's lesson, a section at a time; where a section has a demo, w shows it on the running operator.")},
 }
 
 // phasedLab, lessonBackoffLab and breakerLab say what the running lab's
@@ -54,6 +57,10 @@ type helpLayer struct {
 	keys   helpKeys
 	under  layer // what closing it shows again
 	groups []helpGroup
+	// panes are the dashboard's, which the pane guide names by their titles.
+	panes [paneCount]paneComponent
+	// explained is keyExplanations in the view's language.
+	explained map[string]string
 
 	width, height int
 	body          []string // the key groups (and the pane guide), laid out
@@ -67,13 +74,14 @@ type helpLayer struct {
 // taller than the screen.
 type helpKeys struct{ Close, Up, Down, PageUp, PageDown key.Binding }
 
-func newHelpLayer(c *common) *helpLayer {
-	return &helpLayer{c: c, keys: helpKeys{
-		Close:    bind([]string{"?", "esc"}, "?/esc", "close help"),
-		Up:       bind([]string{"up", "k"}, "↑/k", "scroll up"),
-		Down:     bind([]string{"down", "j"}, "↓/j", "scroll down"),
-		PageUp:   bind([]string{"pgup"}, "pgup", "page up"),
-		PageDown: bind([]string{"pgdown", " "}, "pgdn", "page down"),
+func newHelpLayer(c *common, panes [paneCount]paneComponent) *helpLayer {
+	say := c.say
+	return &helpLayer{c: c, panes: panes, explained: explanations(say), keys: helpKeys{
+		Close:    bind([]string{"?", "esc"}, "?/esc", say.Text("close help")),
+		Up:       bind([]string{"up", "k"}, "↑/k", say.Text("scroll up")),
+		Down:     bind([]string{"down", "j"}, "↓/j", say.Text("scroll down")),
+		PageUp:   bind([]string{"pgup"}, "pgup", say.Text("page up")),
+		PageDown: bind([]string{"pgdown", " "}, "pgdn", say.Text("page down")),
 	}}
 }
 
@@ -142,7 +150,7 @@ func (h *helpLayer) bodyRoom() int { return max(h.height-4, 1) }
 // explanations if they fit and the pane guide if there is room; when
 // nothing fits the height, the most compact arrangement scrolls.
 func (h *helpLayer) layout() {
-	st, w, groups := h.c.st, h.width, h.groups
+	st, say, w, groups := h.c.st, h.c.say, h.width, h.groups
 	h.body, h.guided, h.scrolls = nil, false, false
 	if len(groups) == 0 {
 		h.drawn = ""
@@ -159,18 +167,22 @@ func (h *helpLayer) layout() {
 		}
 		for _, kb := range groups[i].keys {
 			if kb.Enabled() {
-				b.WriteString("\n" + helpEntry(st, kb, keyW+1, long))
+				b.WriteString("\n" + h.entry(kb, keyW+1, long))
 			}
 		}
 		return b.String()
 	}
 	var guide strings.Builder
-	guide.WriteString(st.PaneTitle.Render("What each pane shows"))
+	guide.WriteString(st.PaneTitle.Render(say.Text("What each pane shows")))
 	for _, g := range paneGuide {
 		if g.shows != nil && !g.shows(h.c) {
 			continue
 		}
-		guide.WriteString("\n" + st.Layout.Width(max(w-8, 10)).Render(st.Bold.Render(g.pane)+": "+g.text))
+		name := say.Text("Lesson")
+		if !g.lesson {
+			name = h.panes[g.pane].Title()
+		}
+		guide.WriteString("\n" + st.Layout.Width(max(w-8, 10)).Render(st.Bold.Render(name)+": "+say.Text(g.text)))
 	}
 	guideH := lipgloss.Height(guide.String()) + 1
 
@@ -242,28 +254,29 @@ func (h *helpLayer) layout() {
 
 // draw puts the lines in view in the overlay's frame, with the closing line.
 func (h *helpLayer) draw() {
-	st, w, hh := h.c.st, h.width, h.height
+	st, say, w, hh := h.c.st, h.c.say, h.width, h.height
 	room := h.bodyRoom()
 	lines := h.body
-	closing := "? or esc closes this help · q quits"
+	closing := say.Text("? or esc closes this help · q quits")
 	switch {
 	case !h.guided && !h.scrolls:
-		closing += " · a taller terminal explains each pane"
+		closing += say.Text(" · a taller terminal explains each pane")
 	case h.scrolls:
 		end := min(h.offset+room, len(lines))
 		lines = lines[h.offset:end]
-		closing = fmt.Sprintf("↑/↓ scroll · lines %d–%d of %d · ? or esc closes", h.offset+1, end, len(h.body))
+		closing = say.Textf("↑/↓ scroll · lines %d–%d of %d · ? or esc closes", h.offset+1, end, len(h.body))
 	}
 	content := strings.Join(lines, "\n") + "\n\n" + st.Faint.Render(closing)
 	box := st.Overlay.Width(w - 4).Render(content)
 	h.drawn = lipgloss.Place(w, hh, lipgloss.Center, lipgloss.Top, box)
 }
 
-// helpEntry is one key of the overlay: its keys in a column keyW wide, its
+// entry is one key of the overlay: its keys in a column keyW wide, its
 // name, and with long its explanation.
-func helpEntry(st Styles, kb key.Binding, keyW int, long bool) string {
-	text := kb.Help().Desc
-	if more := explanation(kb); long && more != "" {
+func (h *helpLayer) entry(kb key.Binding, keyW int, long bool) string {
+	st, help := h.c.st, kb.Help()
+	text := help.Desc
+	if more := h.explained[help.Key+" "+help.Desc]; long && more != "" {
 		text += ": " + more
 	}
 	return st.Help.FullKey.Render(padRight(keyLabel(kb), keyW)) + st.Help.FullDesc.Render(text)

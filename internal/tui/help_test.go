@@ -27,7 +27,13 @@ var helpModes = []struct {
 // helpModel is lab 4.4 in a mode at a size, its lesson or exercises open.
 func helpModel(t *testing.T, replay, lesson, workspace bool, w, h int) Model {
 	t.Helper()
-	opts := Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Renderer: asciiRenderer(), Lang: "en",
+	return helpModelIn(t, "en", replay, lesson, workspace, w, h)
+}
+
+// helpModelIn is helpModel in a language.
+func helpModelIn(t *testing.T, lang string, replay, lesson, workspace bool, w, h int) Model {
+	t.Helper()
+	opts := Options{Header: Header{Lab: "4.4"}, Controls: newFakeControls(), Renderer: asciiRenderer(), Lang: lang,
 		Now: clocktesting.NewFakePassiveClock(t0).Now}
 	if replay {
 		opts.Controls, opts.Trace = nil, lifecycleScript().Events()
@@ -167,8 +173,8 @@ func TestEveryKeyExplanationHasItsKey(t *testing.T) {
 			named[b.Help().Key+" "+b.Help().Desc] = true
 		}
 	}
-	for k := range keyExplanations {
-		if !named[k] {
+	for _, e := range keyExplanations {
+		if k := e.key + " " + e.name; !named[k] {
 			t.Errorf("no key is named %q: its explanation is never shown", k)
 		}
 	}

@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
@@ -24,11 +26,13 @@ type rootKeys struct {
 	Help, Quit, CloseLayer key.Binding
 }
 
-func newRootKeys() rootKeys {
+// newRootKeys names the keys in p's language: bubbles/help shows the
+// names as they are.
+func newRootKeys(p l10n.Printer) rootKeys {
 	return rootKeys{
-		Help:       bind([]string{"?"}, "?", "all keys"),
-		Quit:       bind([]string{"q", "ctrl+c"}, "q", "quit"),
-		CloseLayer: bind([]string{"esc"}, "esc", "close"),
+		Help:       bind([]string{"?"}, "?", p.Text("all keys")),
+		Quit:       bind([]string{"q", "ctrl+c"}, "q", p.Text("quit")),
+		CloseLayer: bind([]string{"esc"}, "esc", p.Text("close")),
 	}
 }
 
@@ -36,47 +40,57 @@ func newRootKeys() rootKeys {
 // where the overlay is wide enough. They are looked up by the binding's
 // help key and name ("l ratelimit"), so a key keeps one name — in the
 // footer and the overlay, at every width — and its explanation only adds
-// to it. Keys that need none (scrolling) have none.
-var keyExplanations = map[string]string{
-	"r " + switches.NameRequeue:   "error → requeue → after → terminal",
-	"b " + switches.NameBreaker:   "circuit breaker on/off",
-	"l " + switches.NameRateLimit: "rate limiter on/off",
-	"e " + switches.NameExternal:  "the external system's health",
-	"o " + switches.NameBackoff:   "rate limiter or lesson 5s·2ⁿ",
-	"+ faster":                    "timescale up (delays run faster)",
-	"- slower":                    "timescale down",
-	"c create":                    "another object",
-	"u update":                    "change the selected object's spec",
-	"m burst":                     "5 quick spec changes",
-	"d delete":                    "the selected object",
-	"p pause":                     "gate before each reconcile / resume",
-	"s step":                      "let one reconcile through",
-	"tab pane":                    "next of the panes sharing a slot",
-	"↑/k select":                  "the previous object",
-	"↓/j select":                  "the next object",
-	"[ older":                     "pin an older reconcile",
-	"] newer":                     "pin a newer one, then follow",
-	"f follow":                    "the sequence shows the latest",
-	"enter detail":                "the reconcile in full, error too",
-	"esc back":                    "close the detail",
-	"← prev event":                "one event back",
-	"→ next event":                "one event forward",
-	"[ prev reconcile":            "to the end of the one before",
-	"] next reconcile":            "to the end of the next one",
-	"g start":                     "of the trace",
-	"G end":                       "of the trace",
-	"space play":                  "play or pause the replay",
-	"L lesson":                    "the lab's text beside the operator",
-	"w see this":                  "run the section's demo on the operator",
-	"x exercises":                 "your workspace's progress",
-	"esc close":                   "the lesson or the exercises",
-	"? all keys":                  "this help",
+// to it. Keys that need none (scrolling) have none. The names are the
+// bindings' English ones; explanations looks them up in a language.
+var keyExplanations = []struct{ key, name, text string }{
+	{"r", switches.NameRequeue, "error → requeue → after → terminal"},
+	{"b", switches.NameBreaker, l10n.Mark("circuit breaker on/off")},
+	{"l", switches.NameRateLimit, l10n.Mark("rate limiter on/off")},
+	{"e", switches.NameExternal, l10n.Mark("the external system's health")},
+	{"o", switches.NameBackoff, l10n.Mark("rate limiter or lesson 5s·2ⁿ")},
+	{"+", "faster", l10n.Mark("timescale up (delays run faster)")},
+	{"-", "slower", l10n.Mark("timescale down")},
+	{"c", "create", l10n.Mark("another object")},
+	{"u", "update", l10n.Mark("change the selected object's spec")},
+	{"m", "burst", l10n.Mark("5 quick spec changes")},
+	{"d", "delete", l10n.Mark("the selected object")},
+	{"p", "pause", l10n.Mark("gate before each reconcile / resume")},
+	{"s", "step", l10n.Mark("let one reconcile through")},
+	{"tab", "pane", l10n.Mark("next of the panes sharing a slot")},
+	{"↑/k", "select", l10n.Mark("the previous object")},
+	{"↓/j", "select", l10n.Mark("the next object")},
+	{"[", "older", l10n.Mark("pin an older reconcile")},
+	{"]", "newer", l10n.Mark("pin a newer one, then follow")},
+	{"f", "follow", l10n.Mark("the sequence shows the latest")},
+	{"enter", "detail", l10n.Mark("the reconcile in full, error too")},
+	{"esc", "back", l10n.Mark("close the detail")},
+	{"←", "prev event", l10n.Mark("one event back")},
+	{"→", "next event", l10n.Mark("one event forward")},
+	{"[", "prev reconcile", l10n.Mark("to the end of the one before")},
+	{"]", "next reconcile", l10n.Mark("to the end of the next one")},
+	{"g", "start", l10n.Mark("of the trace")},
+	{"G", "end", l10n.Mark("of the trace")},
+	{"space", "play", l10n.Mark("play or pause the replay")},
+	{"L", "lesson", l10n.Mark("the lab's text beside the operator")},
+	{"w", "see this", l10n.Mark("run the section's demo on the operator")},
+	{"x", "exercises", l10n.Mark("your workspace's progress")},
+	{"esc", "close", l10n.Mark("the lesson or the exercises")},
+	{"?", "all keys", l10n.Mark("this help")},
 }
 
-// explanation is what the overlay says about a key after its name, "" for none.
-func explanation(kb key.Binding) string {
-	h := kb.Help()
-	return keyExplanations[h.Key+" "+h.Desc]
+// explanations are keyExplanations in p's language, by help key and name
+// as the bindings, built with p, show them: a switch's key is named as the
+// switch is, in every language.
+func explanations(p l10n.Printer) map[string]string {
+	out := make(map[string]string, len(keyExplanations))
+	for _, e := range keyExplanations {
+		name := e.name
+		if !slices.Contains(switches.Names(), name) {
+			name = p.Text(name)
+		}
+		out[e.key+" "+name] = p.Text(e.text)
+	}
+	return out
 }
 
 // keyLabel is a binding's help key with every other key it answers to:
@@ -174,19 +188,20 @@ type helpGroup struct {
 // components' key maps; the overlay shows those enabled, so what a mode
 // or a lab turns off leaves the help by itself.
 func (m Model) helpGroups() []helpGroup {
+	say := m.c.say
 	if m.help.under == layerDetail {
-		return []helpGroup{{"Reconcile detail", append(m.detail.FullHelp()[0], m.keys.Help, m.keys.Quit)}}
+		return []helpGroup{{say.Text("Reconcile detail"), append(m.detail.FullHelp()[0], m.keys.Help, m.keys.Quit)}}
 	}
-	view := append(m.dash.FullHelp()[0], m.detail.keys.Open, m.keys.Help, m.keys.Quit)
-	reading := helpGroup{"Lesson", append(append(m.lesson.FullHelp()[0], m.exercises.FullHelp()[0]...), m.keys.CloseLayer)}
+	view := helpGroup{say.Text("View"), append(m.dash.FullHelp()[0], m.detail.keys.Open, m.keys.Help, m.keys.Quit)}
+	reading := helpGroup{say.Text("Lesson"), append(append(m.lesson.FullHelp()[0], m.exercises.FullHelp()[0]...), m.keys.CloseLayer)}
 	if m.exercises.known() {
-		reading.title = "Lesson & exercises"
+		reading.title = say.Text("Lesson & exercises")
 	}
 	if m.replay != nil {
-		return []helpGroup{{"Replay", m.replay.FullHelp()[0]}, {"View", view}, reading}
+		return []helpGroup{{say.Text("Replay"), m.replay.FullHelp()[0]}, view, reading}
 	}
 	l := m.live.FullHelp()
-	return []helpGroup{{"Switches", l[0]}, {"Objects & step-through", l[1]}, {"View", view}, reading}
+	return []helpGroup{{say.Text("Switches"), l[0]}, {say.Text("Objects & step-through"), l[1]}, view, reading}
 }
 
 // helpOnly is b shown under another key label: one help entry for a pair

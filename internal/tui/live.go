@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/operator/switches"
 )
 
@@ -36,6 +37,7 @@ type liveKeys struct {
 }
 
 func newLive(c *common, f *focus, controls Controls) *live {
+	say := c.say
 	l := &live{c: c, f: f, keys: liveKeys{
 		// A switch's key is named as the switch is, in the header too.
 		Requeue:   bind([]string{"r"}, "r", switches.NameRequeue),
@@ -43,16 +45,16 @@ func newLive(c *common, f *focus, controls Controls) *live {
 		RateLimit: bind([]string{"l"}, "l", switches.NameRateLimit),
 		External:  bind([]string{"e"}, "e", switches.NameExternal),
 		Backoff:   bind([]string{"o"}, "o", switches.NameBackoff),
-		Faster:    bind([]string{"+", "="}, "+", "faster"),
-		Slower:    bind([]string{"-", "_"}, "-", "slower"),
+		Faster:    bind([]string{"+", "="}, "+", say.Text("faster")),
+		Slower:    bind([]string{"-", "_"}, "-", say.Text("slower")),
 
-		Create: bind([]string{"c"}, "c", "create"),
-		Update: bind([]string{"u"}, "u", "update"),
-		Burst:  bind([]string{"m"}, "m", "burst"),
-		Delete: bind([]string{"d"}, "d", "delete"),
+		Create: bind([]string{"c"}, "c", say.Text("create")),
+		Update: bind([]string{"u"}, "u", say.Text("update")),
+		Burst:  bind([]string{"m"}, "m", say.Text("burst")),
+		Delete: bind([]string{"d"}, "d", say.Text("delete")),
 
-		Pause: bind([]string{"p", " "}, "p", "pause"),
-		Step:  bind([]string{"s", "n"}, "s", "step"),
+		Pause: bind([]string{"p", " "}, "p", say.Text("pause")),
+		Step:  bind([]string{"s", "n"}, "s", say.Text("step")),
 	}}
 	l.setControls(controls)
 	return l
@@ -131,7 +133,7 @@ func (l *live) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 	if !ok {
 		return nil, false
 	}
-	k := l.keys
+	k, say := l.keys, l.c.say
 	for _, s := range k.switchKeys() {
 		if key.Matches(km, s.b) {
 			l.cycleSwitch(s.name, s.dir, s.wrap)
@@ -152,19 +154,19 @@ func (l *live) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 	case key.Matches(km, k.Step):
 		l.step()
 	case key.Matches(km, k.Create):
-		cmd = l.action("created object", func(ctx context.Context, c Controls) (string, error) {
+		cmd = l.action(say.Text("created object"), func(ctx context.Context, c Controls) (string, error) {
 			return c.CreateObject(ctx)
 		})
 	case key.Matches(km, k.Update):
-		cmd = l.objectAction("changed the spec of", func(ctx context.Context, c Controls, key string) error {
+		cmd = l.objectAction(say.Text("changed the spec of"), func(ctx context.Context, c Controls, key string) error {
 			return c.UpdateSpec(ctx, key)
 		})
 	case key.Matches(km, k.Burst):
-		cmd = l.objectAction("sent 5 quick spec changes to", func(ctx context.Context, c Controls, key string) error {
+		cmd = l.objectAction(say.Text("sent 5 quick spec changes to"), func(ctx context.Context, c Controls, key string) error {
 			return c.Burst(ctx, key, 5)
 		})
 	case key.Matches(km, k.Delete):
-		cmd = l.objectAction("deleted", func(ctx context.Context, c Controls, key string) error {
+		cmd = l.objectAction(say.Text("deleted"), func(ctx context.Context, c Controls, key string) error {
 			return c.Delete(ctx, key)
 		})
 	default:
@@ -181,11 +183,11 @@ func (l *live) togglePause() {
 	}
 	if paused, _ := l.c.gate(); paused {
 		l.controls.Resume()
-		l.c.setStatus("resumed: workers reconcile freely again", false)
+		l.c.setStatus(l.c.say.Text("resumed: workers reconcile freely again"), false)
 		return
 	}
 	l.controls.Pause()
-	l.c.setStatus("paused: each reconcile now waits at the gate — press s to let one through", false)
+	l.c.setStatus(l.c.say.Text("paused: each reconcile now waits at the gate — press s to let one through"), false)
 }
 
 func (l *live) step() {
@@ -193,12 +195,12 @@ func (l *live) step() {
 		return
 	}
 	if paused, _ := l.c.gate(); !paused {
-		l.c.setStatus("step works while paused: press p first", true)
+		l.c.setStatus(l.c.say.Text("step works while paused: press p first"), true)
 		return
 	}
 	l.controls.Step()
 	l.f.pinned = 0
-	l.c.setStatus("stepped: one reconcile let through", false)
+	l.c.setStatus(l.c.say.Text("stepped: one reconcile let through"), false)
 }
 
 // current is a switch as the controls have it now, with the options its
@@ -219,9 +221,10 @@ func (l *live) current(name string) (Switch, bool) {
 // cycleSwitch moves a switch to its next (or previous) option; wrap says
 // whether to go round (modes) or stop at the ends (timescale).
 func (l *live) cycleSwitch(name string, dir int, wrap bool) {
+	say := l.c.say
 	sw, ok := l.current(name)
 	if !ok || len(sw.Options) == 0 {
-		l.c.setStatus(fmt.Sprintf("this lab has no %s switch", name), true)
+		l.c.setStatus(say.Textf("this lab has no %s switch", name), true)
 		return
 	}
 	next := slices.Index(sw.Options, sw.Value) + dir
@@ -229,7 +232,11 @@ func (l *live) cycleSwitch(name string, dir int, wrap bool) {
 	case wrap:
 		next = (next + len(sw.Options)) % len(sw.Options)
 	case next < 0 || next >= len(sw.Options):
-		l.c.setStatus(fmt.Sprintf("%s is already at its %s", name, map[bool]string{true: "fastest", false: "slowest"}[dir > 0]), false)
+		at := say.Textf("%s is already at its slowest", name)
+		if dir > 0 {
+			at = say.Textf("%s is already at its fastest", name)
+		}
+		l.c.setStatus(at, false)
 		return
 	}
 	value := sw.Options[next]
@@ -238,27 +245,28 @@ func (l *live) cycleSwitch(name string, dir int, wrap bool) {
 		return
 	}
 	l.c.noteChanged(name)
-	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(name, value))+l.takeOver(name), false)
+	l.c.setStatus(fmt.Sprintf("%s → %s: %s", name, value, effect(say, name, value))+l.takeOver(name), false)
 }
 
 // unavailable says why a switch key does nothing here: the switch belongs
 // to another lab (the breaker in lab 3.1), or the learner's controller
 // makes that choice in code (--mine).
 func (l *live) unavailable(pressed, name string) {
-	if why := switches.Belongs(name, l.c.lab); why != "" {
-		l.c.setStatus(fmt.Sprintf("%s does nothing here: %s", pressed, why), true)
+	say := l.c.say
+	if why := switches.BelongsIn(say, name, l.c.lab); why != "" {
+		l.c.setStatus(say.Textf("%s does nothing here: %s", pressed, why), true)
 		return
 	}
-	l.c.setStatus(fmt.Sprintf("%s does nothing here: this controller has no %s switch", pressed, name), true)
+	l.c.setStatus(say.Textf("%s does nothing here: this controller has no %s switch", pressed, name), true)
 }
 
 // effect says in one line what a switch's new value does to the next
 // reconciles, in the words of package switches.
-func effect(name, value string) string {
-	if e := switches.Effect(name, value); e != "" {
+func effect(say l10n.Printer, name, value string) string {
+	if e := switches.EffectIn(say, name, value); e != "" {
 		return e
 	}
-	return "applies from the next reconcile"
+	return say.Text("applies from the next reconcile")
 }
 
 func (l *live) action(what string, run func(context.Context, Controls) (string, error)) tea.Cmd {
@@ -288,7 +296,7 @@ func (l *live) notedAction(what string, run func(context.Context, Controls) (str
 func (l *live) objectAction(what string, run func(context.Context, Controls, string) error) tea.Cmd {
 	o, ok := l.f.object(l.c.state)
 	if !ok || o.Deleted {
-		l.c.setStatus("no object selected: press c to create one", true)
+		l.c.setStatus(l.c.say.Text("no object selected: press c to create one"), true)
 		return nil
 	}
 	objectKey := o.Key

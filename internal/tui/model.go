@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -93,17 +92,17 @@ func New(opts Options) Model {
 	}
 	m := Model{
 		c:       c,
-		keys:    newRootKeys(),
+		keys:    newRootKeys(c.say),
 		footer:  help.New(),
 		header:  opts.Header,
 		events:  opts.Events,
 		dropped: opts.Dropped,
 		screen:  screenDashboard,
-		help:    newHelpLayer(c),
 	}
 	m.footer.Styles = st.Help
 	m.footer.ShortSeparator = "  "
 	m.dash = newDashboard(c)
+	m.help = newHelpLayer(c, m.dash.panes)
 	m.live = newLive(c, &m.dash.focus, opts.Controls)
 	m.lesson = newLessonPane(opts.Header.Lab, opts.Lang, st, opts.Trace != nil)
 	m.lesson.demos = m.live
@@ -115,7 +114,7 @@ func New(opts Options) Model {
 	}
 	if len(opts.Startup) > 0 {
 		m.screen = screenStartup
-		m.startup = newStartup(opts.Startup, st, c.clock, m.labTitle(true))
+		m.startup = newStartup(opts.Startup, st, c.say, c.clock, m.labTitle(true))
 	}
 	m.setSize(80, 24)
 	if opts.Exercises != nil {
@@ -168,14 +167,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ControlPlaneMsg:
 		m.controlPlaneLost = msg.Lost
 		if msg.Lost {
-			m.c.setStatus(msg.Why+" — was `lab env down` run? Quit with q and start again", true)
+			m.c.setStatus(m.c.say.Textf("%s — was `lab env down` run? Quit with q and start again", msg.Why), true)
 		} else {
-			m.c.setStatus("the control plane answers again", false)
+			m.c.setStatus(m.c.say.Text("the control plane answers again"), false)
 		}
 		return m, nil
 	case eventsClosedMsg:
 		m.closed = true
-		m.c.setStatus("the operator stopped: no more events", true)
+		m.c.setStatus(m.c.say.Text("the operator stopped: no more events"), true)
 		return m, nil
 	case tickMsg:
 		if m.replay != nil {
@@ -203,13 +202,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case actionDoneMsg:
 		if msg.err != nil {
-			m.c.setStatus(fmt.Sprintf("%s failed: %v", msg.what, msg.err), true)
+			m.c.setStatus(m.c.say.Textf("%s failed: %v", msg.what, msg.err), true)
 			return m, nil
 		}
 		if msg.key != "" {
 			m.dash.focus.selected = msg.key
 		}
-		m.c.setStatus(msg.what+" — watch the sequence pane", false)
+		m.c.setStatus(m.c.say.Textf("%s — watch the sequence pane", msg.what), false)
 		return m, nil
 	}
 	return m, nil

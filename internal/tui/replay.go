@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -36,14 +35,15 @@ type replayKeys struct {
 }
 
 func newReplay(c *common, trace []observe.Event) *replay {
+	say := c.say
 	return &replay{c: c, trace: trace, keys: replayKeys{
-		PrevEvent: bind([]string{"left", "h"}, "←", "prev event"),
-		NextEvent: bind([]string{"right", "l"}, "→", "next event"),
-		PrevRecon: bind([]string{"["}, "[", "prev reconcile"),
-		NextRecon: bind([]string{"]"}, "]", "next reconcile"),
-		First:     bind([]string{"home", "g"}, "g", "start"),
-		Last:      bind([]string{"G", "end"}, "G", "end"),
-		Play:      bind([]string{"p", " "}, "space", "play"),
+		PrevEvent: bind([]string{"left", "h"}, "←", say.Text("prev event")),
+		NextEvent: bind([]string{"right", "l"}, "→", say.Text("next event")),
+		PrevRecon: bind([]string{"["}, "[", say.Text("prev reconcile")),
+		NextRecon: bind([]string{"]"}, "]", say.Text("next reconcile")),
+		First:     bind([]string{"home", "g"}, "g", say.Text("start")),
+		Last:      bind([]string{"G", "end"}, "G", say.Text("end")),
+		Play:      bind([]string{"p", " "}, "space", say.Text("play")),
 	}}
 }
 
@@ -203,7 +203,7 @@ func (r *replay) badge() string {
 	if r.playing {
 		mark = "▶"
 	}
-	return r.c.st.BadgeReplay.Render(fmt.Sprintf("%s REPLAY %d/%d", mark, r.cursor, len(r.trace)))
+	return r.c.st.BadgeReplay.Render(r.c.say.Textf("%s REPLAY %d/%d", mark, r.cursor, len(r.trace)))
 }
 
 // elapsed is how far into the trace the cursor is.
@@ -217,13 +217,14 @@ func (r *replay) elapsed() (time.Duration, bool) {
 // View is the footer's line about the cursor: the event just applied, in
 // the trace's words.
 func (r *replay) View() string {
-	st := r.c.st
+	st, say := r.c.st, r.c.say
 	if len(r.trace) == 0 {
-		return clip(st.Warn.Render("the trace is empty"), r.width)
+		return clip(st.Warn.Render(say.Text("the trace is empty")), r.width)
 	}
 	e, ok := r.current()
 	if !ok {
-		return clip(st.Faint.Render(fmt.Sprintf("start of trace (%d events) — → steps one event, ] one reconcile, space plays", len(r.trace))), r.width)
+		start := say.Count(len(r.trace), "start of trace (%d events) — → steps one event, ] one reconcile, space plays", "start of trace (%d events) — → steps one event, ] one reconcile, space plays")
+		return clip(st.Faint.Render(start), r.width)
 	}
-	return clip(st.Faint.Render(fmt.Sprintf("event %d/%d  %s  ", r.cursor, len(r.trace), e.Time.Format("15:04:05.000")))+describeEvent(st, e), r.width)
+	return clip(st.Faint.Render(say.Textf("event %d/%d  %s  ", r.cursor, len(r.trace), e.Time.Format("15:04:05.000")))+describeEvent(st, e), r.width)
 }

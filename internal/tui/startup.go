@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/operator-lab/lab/internal/l10n"
 )
 
 // startup is the start-up screen: each step of bringing the lab up, with
@@ -15,6 +18,7 @@ import (
 // screen (View) until the lab is ready.
 type startup struct {
 	st      Styles
+	say     l10n.Printer
 	spinner spinner.Model
 	clock   func() time.Time
 	title   string // the lab's, drawn above the steps
@@ -35,9 +39,9 @@ type startupStep struct {
 	err     error
 }
 
-func newStartup(names []string, st Styles, clock func() time.Time, title string) startup {
+func newStartup(names []string, st Styles, say l10n.Printer, clock func() time.Time, title string) startup {
 	now := clock()
-	s := startup{st: st, clock: clock, title: title, began: now,
+	s := startup{st: st, say: say, clock: clock, title: title, began: now,
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner))}
 	for _, n := range names {
 		s.steps = append(s.steps, startupStep{name: n})
@@ -119,25 +123,25 @@ func (s *startup) fail(err error, now time.Time) {
 
 // View draws the screen.
 func (s startup) View() string {
-	st := s.st
+	st, say := s.st, s.say
 	now := s.clock()
 	var b strings.Builder
 	b.WriteString("\n  " + s.title + "\n\n")
-	heading := "Starting your lab"
+	heading := say.Text("Starting your lab")
 	if s.failed {
-		heading = "The lab could not start"
+		heading = say.Text("The lab could not start")
 	}
 	b.WriteString("  " + st.Bold.Render(heading) + "\n\n")
 	nameW := 0
 	for _, step := range s.steps {
-		nameW = max(nameW, len(step.name))
+		nameW = max(nameW, utf8.RuneCountInString(step.name)) // as %-*s pads
 	}
 	runningShown := false
 	for _, step := range s.steps {
 		var mark, timing string
 		switch {
 		case step.err != nil:
-			mark, timing = st.Bad.Render("✗"), st.Bad.Render("failed")
+			mark, timing = st.Bad.Render("✗"), st.Bad.Render(say.Text("failed"))
 		case step.done:
 			mark, timing = st.OK.Render("✓"), formatDuration(step.took)
 		case !runningShown && !s.failed:
@@ -164,6 +168,6 @@ func (s startup) View() string {
 			}
 		}
 	}
-	b.WriteString("\n  " + st.Faint.Render(fmt.Sprintf("elapsed %s · q quits", formatDuration(now.Sub(s.began)))) + "\n")
+	b.WriteString("\n  " + st.Faint.Render(say.Textf("elapsed %s · q quits", formatDuration(now.Sub(s.began)))) + "\n")
 	return b.String()
 }

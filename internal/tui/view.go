@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -30,7 +29,7 @@ func (m Model) View() string {
 }
 
 func (m Model) viewTooSmall() string {
-	msg := fmt.Sprintf("Terminal too small: %d×%d.\nlab needs at least %d×%d;\n80×24 or larger is best.\nEnlarge the window,\nor press q to quit.",
+	msg := m.c.say.Textf("Terminal too small: %d×%d.\nlab needs at least %d×%d;\n80×24 or larger is best.\nEnlarge the window,\nor press q to quit.",
 		m.width, m.height, minWidth, minHeight)
 	lines := strings.Split(msg, "\n")
 	for i := range lines {

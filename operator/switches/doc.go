@@ -9,7 +9,9 @@
 // Values can be set one at a time (Set) or from a "k=v,k=v" string (Apply),
 // as `lab run --set` does; bad input gives an error that lists the valid
 // names or values. Effect says in one line what a value does to the next
-// reconciles, which the live view shows when a learner flips a switch.
+// reconciles, which the live view shows when a learner flips a switch;
+// EffectIn and BelongsIn say it in the learner's language (internal/l10n
+// holds the Russian; the English text is the key).
 //
 // Not every lab's controller reads every switch: the breaker, ratelimit and
 // backoff switches belong to lab 4.4, whose Database controller calls its

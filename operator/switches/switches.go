@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/observe"
 )
 
@@ -163,17 +164,19 @@ type spec struct {
 	choices []Choice
 	// validText describes numeric values in errors and help.
 	validText string
-	// effect words the effect of a value not among choices: a number, or a
-	// state of the simulated external system in a learner's world, whose
-	// runner names its own states.
-	effect func(value string) string
+	// effect words, in p's language, the effect of a value not among
+	// choices: a number, or a state of the simulated external system (in a
+	// learner's world, whose runner names its own states, any state).
+	effect func(p l10n.Printer, value string) string
 	set    func(v *Values, text string) error
 	// labs are the labs whose controller reads the switch; nil: every lab's.
 	labs []string
 }
 
 // Choice is one value of a switch and, in a line, what it does to the next
-// reconciles: the live view says it when a learner flips the switch.
+// reconciles: the live view says it when a learner flips the switch. The
+// Effect is English, the key of its translation (EffectIn); "" leaves the
+// wording to the switch's effect func.
 type Choice struct {
 	Value  string
 	Effect string
@@ -194,46 +197,48 @@ func (s spec) valid() []string {
 var specs = []spec{
 	{name: NameRequeue, help: "how \"not done yet / failed\" is returned",
 		choices: []Choice{
-			{string(RequeueError), "not-ready returns an error → AddRateLimited (5ms·2ⁿ per item)"},
-			{string(RequeueRequeue), "returns Requeue: true (deprecated) → also AddRateLimited, not immediate"},
-			{string(RequeueAfter), "returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose"},
-			{string(RequeueTerminal), "returns TerminalError → logged, not retried, no Forget"},
+			{string(RequeueError), l10n.Mark("not-ready returns an error → AddRateLimited (5ms·2ⁿ per item)")},
+			{string(RequeueRequeue), l10n.Mark("returns Requeue: true (deprecated) → also AddRateLimited, not immediate")},
+			{string(RequeueAfter), l10n.Mark("returns RequeueAfter → Forget + AddAfter(d): a fixed delay you choose")},
+			{string(RequeueTerminal), l10n.Mark("returns TerminalError → logged, not retried, no Forget")},
 		},
 		set: func(v *Values, t string) error { v.Requeue = Requeue(t); return nil }},
 	{name: NameBreaker, help: "circuit breaker around external calls",
 		choices: []Choice{
-			{"on", "external calls go through the circuit breaker"},
-			{"off", "external calls bypass the circuit breaker"},
+			{"on", l10n.Mark("external calls go through the circuit breaker")},
+			{"off", l10n.Mark("external calls bypass the circuit breaker")},
 		},
 		set:  func(v *Values, t string) error { v.Breaker = t == "on"; return nil },
 		labs: []string{patternsLab}},
 	{name: NameRateLimit, help: "client-side rate limiting of external calls",
 		choices: []Choice{
-			{"on", "external calls are rate limited (x/time/rate)"},
-			{"off", "external calls are not rate limited"},
+			{"on", l10n.Mark("external calls are rate limited (x/time/rate)")},
+			{"off", l10n.Mark("external calls are not rate limited")},
 		},
 		set:  func(v *Values, t string) error { v.RateLimit = t == "on"; return nil },
 		labs: []string{patternsLab}},
 	{name: NameBackoff, help: "who chooses retry delays",
 		choices: []Choice{
-			{string(BackoffController), "retry delays come from the queue's rate limiter"},
-			{string(BackoffLesson), "retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter"},
+			{string(BackoffController), l10n.Mark("retry delays come from the queue's rate limiter")},
+			{string(BackoffLesson), l10n.Mark("retry delays come from the lesson's 5s·2ⁿ backoff via RequeueAfter")},
 		},
 		set:  func(v *Values, t string) error { v.Backoff = Backoff(t); return nil },
 		labs: []string{patternsLab}},
 	{name: NameExternal, help: "behaviour of the simulated external system",
 		choices: []Choice{
-			{string(ExternalHealthy), externalEffect(string(ExternalHealthy))},
-			{string(ExternalDown), externalEffect(string(ExternalDown))},
-			{string(ExternalFlaky), externalEffect(string(ExternalFlaky))},
-			{string(ExternalSlow), externalEffect(string(ExternalSlow))},
-			{string(ExternalRateLimited), externalEffect(string(ExternalRateLimited))},
+			{Value: string(ExternalHealthy)},
+			{Value: string(ExternalDown)},
+			{Value: string(ExternalFlaky)},
+			{Value: string(ExternalSlow)},
+			{Value: string(ExternalRateLimited)},
 		},
 		effect: externalEffect,
 		set:    func(v *Values, t string) error { v.External = External(t); return nil }},
 	{name: NameFlakiness, help: "failure probability when external=flaky",
 		validText: "a number from 0 to 1",
-		effect:    func(p string) string { return "while external=flaky, each call fails with probability " + p },
+		effect: func(p l10n.Printer, v string) string {
+			return p.Textf("while external=flaky, each call fails with probability %s", v)
+		},
 		set: func(v *Values, t string) error {
 			p, err := strconv.ParseFloat(t, 64)
 			if err != nil || math.IsNaN(p) || p < 0 || p > 1 {
@@ -255,7 +260,9 @@ var specs = []spec{
 		}},
 	{name: NameWorkers, help: "MaxConcurrentReconciles (applies at start)",
 		validText: "a whole number from 1 to 64",
-		effect:    func(n string) string { return "MaxConcurrentReconciles " + n + " from the operator's next start" },
+		effect: func(p l10n.Printer, n string) string {
+			return p.Textf("MaxConcurrentReconciles %s from the operator's next start", n)
+		},
 		set: func(v *Values, t string) error {
 			n, err := strconv.Atoi(t)
 			if err != nil || n < 1 || n > 64 {
@@ -266,33 +273,38 @@ var specs = []spec{
 		}},
 }
 
-func externalEffect(state string) string { return "the simulated external system is now " + state }
+func externalEffect(p l10n.Printer, state string) string {
+	return p.Textf("the simulated external system is now %s", state)
+}
 
-func timescaleEffect(text string) string {
+func timescaleEffect(p l10n.Printer, text string) string {
 	f, err := strconv.ParseFloat(text, 64)
 	switch {
 	case err != nil || f == 1:
-		return "delays run at real time"
+		return p.Text("delays run at real time")
 	case f > 1:
-		return fmt.Sprintf("delays the operator chooses are %s× shorter", text)
+		return p.Textf("delays the operator chooses are %s× shorter", text)
 	}
-	return fmt.Sprintf("delays the operator chooses are %s× longer", strconv.FormatFloat(1/f, 'g', 3, 64))
+	return p.Textf("delays the operator chooses are %s× longer", strconv.FormatFloat(1/f, 'g', 3, 64))
 }
 
 // Effect says in one line what a switch's value does to the next
 // reconciles; "" for a switch it does not know.
-func Effect(name, value string) string {
+func Effect(name, value string) string { return EffectIn(l10n.Printer{}, name, value) }
+
+// EffectIn is Effect in p's language, as the live view says it.
+func EffectIn(p l10n.Printer, name, value string) string {
 	s, ok := lookup(name)
 	if !ok {
 		return ""
 	}
 	for _, c := range s.choices {
-		if c.Value == value {
-			return c.Effect
+		if c.Value == value && c.Effect != "" {
+			return p.Text(c.Effect)
 		}
 	}
 	if s.effect != nil {
-		return s.effect(value)
+		return s.effect(p, value)
 	}
 	return ""
 }
@@ -370,12 +382,15 @@ func NotInLab(name, lab string) error {
 // Belongs says, for a switch lab's controller does not read, which lab
 // it belongs to: "switch breaker belongs to lab 4.4; lab 3.1's controller
 // does not use it". "" when lab reads it.
-func Belongs(name, lab string) string {
+func Belongs(name, lab string) string { return BelongsIn(l10n.Printer{}, name, lab) }
+
+// BelongsIn is Belongs in p's language, as the live view says it.
+func BelongsIn(p l10n.Printer, name, lab string) string {
 	s, ok := lookup(name)
 	if !ok || s.in(lab) {
 		return ""
 	}
-	return fmt.Sprintf("switch %s belongs to lab %s; lab %s's controller does not use it", name, strings.Join(s.labs, ", "), lab)
+	return p.Textf("switch %s belongs to lab %s; lab %s's controller does not use it", name, strings.Join(s.labs, ", "), lab)
 }
 
 // Names lists the switch names in a stable order.
