@@ -35,7 +35,7 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 	for _, res := range r.Results {
 		e := res.Exercise
 		mark := map[string]string{StatusPass: "✓", StatusFail: "✗", StatusError: "!"}[res.Status]
-		word := say.Text(map[string]string{StatusPass: l10n.Mark("passed"), StatusFail: l10n.Mark("failed"), StatusError: l10n.Mark("error")}[res.Status])
+		word := map[string]string{StatusPass: say.TextAs("grade", "passed"), StatusFail: say.TextAs("grade", "failed"), StatusError: say.TextAs("grade", "error")}[res.Status]
 		fmt.Fprintf(&b, "%s %d. %-28s %s", mark, e.Number, e.Title.In(opts.Lang), word)
 		if res.Duration > 0 {
 			fmt.Fprintf(&b, " (%s)", res.Duration.Round(100*time.Millisecond))

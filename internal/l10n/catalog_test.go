@@ -96,6 +96,12 @@ func inspectKeys(f *ast.File, path string, texts, counts map[string]string) {
 			if s, ok := lit(0); ok {
 				texts[s] = path
 			}
+		case "TextAs":
+			if ctx, ok := lit(0); ok {
+				if s, ok := lit(1); ok {
+					texts[ctx+"|"+s] = path
+				}
+			}
 		case "Count":
 			if s, ok := lit(1); ok {
 				counts[s] = path

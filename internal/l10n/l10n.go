@@ -45,6 +45,18 @@ func (p Printer) Text(text string) string {
 	return text
 }
 
+// TextAs returns text in p's language as it reads in context: one English
+// word can need two Russian ones (a grade "failed" is «не пройдено», a
+// start-up step's «ошибка»). The catalog's key is context|text.
+func (p Printer) TextAs(context, text string) string {
+	if p.russian {
+		if t, ok := russian[context+"|"+text]; ok {
+			return t
+		}
+	}
+	return text
+}
+
 // Textf formats args with format in p's language.
 func (p Printer) Textf(format string, args ...any) string {
 	return fmt.Sprintf(p.Text(format), args...)

@@ -4,8 +4,9 @@ package l10n
 // report, the workspace's README, the text lab adds to a lesson.
 var russianCLI = map[string]string{
 	// checker: the human report.
-	"passed":                     "пройдено",
-	"failed":                     "не пройдено",
+	"grade|passed":               "пройдено",
+	"grade|failed":               "не пройдено",
+	"grade|error":                "ошибка",
 	"error":                      "ошибка",
 	"\n%d of %d passed in %s.\n": "\nПройдено %d из %d за %s.\n",
 	"Build folder kept at %s\n":  "Папка сборки сохранена: %s\n",

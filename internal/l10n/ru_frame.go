@@ -40,8 +40,8 @@ var russianFrame = map[string]string{
 	"the trace is empty": "запись пуста",
 	"event %d/%d  %s  ":  "событие %d/%d  %s  ",
 
-	// Start-up and a terminal too small. (A failed step's "failed" is the
-	// command line's word, in ru_cli.go: a key has one translation.)
+	// Start-up and a terminal too small.
+	"failed":                  "сбой",
 	"Starting your lab":       "Запускаем вашу лабораторию",
 	"The lab could not start": "Лабораторию не удалось запустить",
 	"elapsed %s · q quits":    "прошло %s · q — выход",
