@@ -3,6 +3,10 @@ package l10n
 // The Russian of the live view's frame: header, footer, help overlay, status line, start-up,
 // and the switches' effects (operator/switches) the status line says.
 var russianFrame = map[string]string{
+	// The key that creates an object the controller must reject.
+	"created": "создан",
+	", with a spec the controller must reject": ", со spec, который контроллер должен отвергнуть",
+
 	// Header and badges.
 	"trace %s":                    "запись %s",
 	"up %s":                       "идёт %s",
@@ -81,7 +85,7 @@ var russianFrame = map[string]string{
 	"rate limiter or lesson 5s·2ⁿ":           "ограничитель или 5s·2ⁿ из урока",
 	"timescale up (delays run faster)":       "ускорить время (задержки короче)",
 	"timescale down":                         "замедлить время",
-	"another object":                         "ещё один объект",
+	"another object (C: an invalid one)":     "ещё один объект (C — неверный)",
 	"change the selected object's spec":      "spec выбранного объекта",
 	"5 quick spec changes":                   "5 быстрых изменений spec",
 	"the selected object":                    "выбранный объект",

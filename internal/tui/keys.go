@@ -50,7 +50,7 @@ var keyExplanations = []struct{ key, name, text string }{
 	{"o", switches.NameBackoff, l10n.Mark("rate limiter or lesson 5s·2ⁿ")},
 	{"+", "faster", l10n.Mark("timescale up (delays run faster)")},
 	{"-", "slower", l10n.Mark("timescale down")},
-	{"c", "create", l10n.Mark("another object")},
+	{"c", "create", l10n.Mark("another object (C: an invalid one)")},
 	{"u", "update", l10n.Mark("change the selected object's spec")},
 	{"m", "burst", l10n.Mark("5 quick spec changes")},
 	{"d", "delete", l10n.Mark("the selected object")},

@@ -48,7 +48,10 @@ func newLive(c *common, f *focus, controls Controls) *live {
 		Faster:    bind([]string{"+", "="}, "+", say.Text("faster")),
 		Slower:    bind([]string{"-", "_"}, "-", say.Text("slower")),
 
-		Create: bind([]string{"c"}, "c", say.Text("create")),
+		// C creates an object whose spec the controller rejects: the one
+		// way to its give-up branch (TerminalError), the learner's own
+		// under --mine, without kubectl.
+		Create: bind([]string{"c", "C"}, "c", say.Text("create")),
 		Update: bind([]string{"u"}, "u", say.Text("update")),
 		Burst:  bind([]string{"m"}, "m", say.Text("burst")),
 		Delete: bind([]string{"d"}, "d", say.Text("delete")),
@@ -153,6 +156,10 @@ func (l *live) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		l.togglePause()
 	case key.Matches(km, k.Step):
 		l.step()
+	case key.Matches(km, k.Create) && km.String() == "C":
+		cmd = l.notedAction(say.Text("created"), func(ctx context.Context, c Controls) (string, error) {
+			return c.CreateInvalid(ctx)
+		}, say.Text(", with a spec the controller must reject"))
 	case key.Matches(km, k.Create):
 		cmd = l.action(say.Text("created object"), func(ctx context.Context, c Controls) (string, error) {
 			return c.CreateObject(ctx)

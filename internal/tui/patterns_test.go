@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/operator-lab/lab/internal/l10n"
@@ -270,5 +272,27 @@ func TestRetryDelaysExplainTheLimiterResettingTheBackoff(t *testing.T) {
 	grows = fold(grows, sc.Events())
 	if pane := strings.Join(grows.dash.panes[paneBackoff].View(), "\n"); strings.Contains(pane, "never grows") || strings.Contains(pane, "limiter wait") {
 		t.Errorf("a growing backoff is explained as a reset:\n%s", pane)
+	}
+}
+
+// TestShiftCCreatesAnObjectTheControllerMustReject: C reaches the
+// controller's give-up branch (a TerminalError) without kubectl — in
+// --mine, the learner's own — and says so; c still creates a valid one.
+func TestShiftCCreatesAnObjectTheControllerMustReject(t *testing.T) {
+	fake := newFakeControlsFor("3.1")
+	m := newLab31Model(120, 40, clocktesting.NewFakePassiveClock(t0), fake)
+	for _, k := range []string{"C", "c"} {
+		var cmd tea.Cmd
+		if m, cmd = press(m, k); cmd == nil {
+			t.Fatalf("%s did nothing", k)
+		}
+		cmd() // the action, run as bubbletea would
+	}
+	if calls := fake.Calls(); !slices.Equal(calls, []string{"create-invalid", "create"}) {
+		t.Fatalf("C then c called %v, want create-invalid then create", calls)
+	}
+	m, _ = press(m, "?")
+	if help := m.View(); !strings.Contains(help, "c/C       create: another object (C: an invalid one)") {
+		t.Errorf("the help does not offer C:\n%s", help)
 	}
 }
