@@ -78,10 +78,15 @@ func displayDir(dir string) string {
 	return dir
 }
 
-// labTitle is the lab's English title ("" for an unknown lab).
-func labTitle(id string) string {
+// labTitle is the lab's title in the language --lang (langFlag) chooses
+// ("" for an unknown lab).
+func labTitle(id, langFlag string) string {
+	lang, err := content.Lang(langFlag)
+	if err != nil {
+		lang = content.English // the view reports the bad language itself
+	}
 	if l, err := labs.Get(id); err == nil {
-		return l.Title.In("en")
+		return l.Title.In(lang)
 	}
 	return ""
 }

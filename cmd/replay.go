@@ -76,7 +76,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	}
 	lab := traceLab(events)
 	model := tui.New(tui.Options{
-		Header: tui.Header{Lab: lab, Title: labTitle(lab), Source: filepath.Base(opts.File), Namespace: traceNamespace(events)},
+		Header: tui.Header{Lab: lab, Title: labTitle(lab, ""), Source: filepath.Base(opts.File), Namespace: traceNamespace(events)},
 		Trace:  events,
 	})
 	p := newProgram(ctx, opts.IO, model)

@@ -23,7 +23,7 @@ import (
 // private control plane.
 func startTUI(ctx context.Context, opts *StartOptions, ws *startWorkspace) error {
 	streams := opts.IO
-	title := labTitle(opts.Lab)
+	title := labTitle(opts.Lab, opts.Lang)
 	kind := sampleKind(opts, ws)
 	exercises := ws.exercisesMsg(opts.Lang)
 	model := tui.New(tui.Options{

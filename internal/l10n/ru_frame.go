@@ -23,7 +23,7 @@ var russianFrame = map[string]string{
 	"the control plane answers again":                          "control plane снова отвечает",
 	"the operator stopped: no more events":                     "оператор остановился: событий больше не будет",
 	"%s failed: %v":                                            "%s — не удалось: %v",
-	"%s — watch the sequence pane":                             "%s — смотрите панель последовательности",
+	"%s — watch the sequence pane":                             "%s — смотрите панель «Согласования по шагам»",
 	"created object":                                           "создан объект",
 	"changed the spec of":                                      "изменён spec объекта",
 	"sent 5 quick spec changes to":                             "5 быстрых изменений spec отправлено объекту",
