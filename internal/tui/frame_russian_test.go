@@ -145,7 +145,7 @@ func TestFrameSpeaksRussian(t *testing.T) {
 		"external down":            "имитируемая внешняя система теперь down",
 		"timescale at its fastest": "уже на самом быстром значении",
 		"creating":                 "создан объект…",
-		"created":                  "смотрите панель последовательности",
+		"created":                  "смотрите панель «Согласования по шагам»",
 		"stopped":                  "■ ОСТАНОВЛЕН",
 		"no control plane":         "✕ НЕТ CONTROL PLANE",
 		"control plane again":      "control plane снова отвечает",
