@@ -2,14 +2,12 @@ package cmd_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/operator-lab/lab/content"
-	"github.com/operator-lab/lab/internal/labtest"
 )
 
 // TestLessonDemosPutTheLearnersWorldBack drives `lab start 4.4` in a
@@ -21,11 +19,7 @@ import (
 // external system is still healthy after the first demo's 30 s are up.
 func TestLessonDemosPutTheLearnersWorldBack(t *testing.T) {
 	t.Parallel() // waits on its own control plane, as TestStartInATerminal does
-	bin := labBinary(t)
-	ws := filepath.Join(t.TempDir(), "ws")
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 4.4 --lang en --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin, ws)
-	s := labtest.NewTmux(t, 120, 40, command)
+	s := startInTmux(t, 120, 40, "4.4 --lang en")
 	s.WaitFor(3*time.Minute, "[Ready]", "● LIVE", "Reconcile sequence")
 
 	// The learner's own switches (the header marks the one just changed ‹so›).

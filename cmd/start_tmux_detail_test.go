@@ -2,14 +2,12 @@ package cmd_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/operator-lab/lab/content"
-	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 )
 
@@ -20,11 +18,7 @@ import (
 // and what the queue did with it — and esc returns to the dashboard.
 func TestReconcileDetailInATerminal(t *testing.T) {
 	t.Parallel() // waits on its own control plane, like TestStartInATerminal
-	bin := labBinary(t)
-	ws := filepath.Join(t.TempDir(), "ws")
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 3.1 --lang en --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin, ws)
-	s := labtest.NewTmux(t, 160, 50, command)
+	s := startInTmux(t, 160, 50, "3.1 --lang en")
 	s.WaitFor(3*time.Minute, "● LIVE", "Reconcile sequence", "Work queue")
 
 	// The lesson's "Choosing a requeue strategy" demo: requeue=terminal and

@@ -1,14 +1,11 @@
 package cmd_test
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/operator-lab/lab/internal/l10n"
-	"github.com/operator-lab/lab/internal/labtest"
 )
 
 // TestStartSpeaksRussianInATerminal drives `lab start 3.1 --lang ru` in a
@@ -19,11 +16,7 @@ import (
 func TestStartSpeaksRussianInATerminal(t *testing.T) {
 	t.Parallel() // waits on its own control plane, like TestStartInATerminal
 	ru := l10n.For("ru")
-	bin := labBinary(t)
-	ws := filepath.Join(t.TempDir(), "ws")
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 3.1 --lang ru --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin, ws)
-	s := labtest.NewTmux(t, 120, 40, command)
+	s := startInTmux(t, 120, 40, "3.1 --lang ru")
 
 	s.WaitFor(2*time.Minute, ru.Text("Starting your lab"))
 	screen := s.WaitFor(3*time.Minute, ru.Text("● LIVE"), ru.Text("Work queue"), ru.Text("External system"),

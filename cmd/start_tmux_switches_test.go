@@ -1,13 +1,9 @@
 package cmd_test
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/operator-lab/lab/internal/labtest"
 )
 
 // TestStartOffersOnlyTheSwitchesTheLabReads drives `lab start 3.1` in a
@@ -18,11 +14,7 @@ import (
 // belongs to lab 4.4 — it does not claim to have changed anything.
 func TestStartOffersOnlyTheSwitchesTheLabReads(t *testing.T) {
 	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
-	bin := labBinary(t)
-	ws := filepath.Join(t.TempDir(), "ws")
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 3.1 --lang en --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin, ws)
-	s := labtest.NewTmux(t, 120, 40, command)
+	s := startInTmux(t, 120, 40, "3.1 --lang en")
 
 	s.WaitFor(2*time.Minute, "Starting your lab")
 	screen := s.WaitFor(3*time.Minute, "● LIVE", "HelloWorld  last: success", "Reconcile sequence", "External system")

@@ -12,6 +12,16 @@ import (
 	"github.com/operator-lab/lab/labs"
 )
 
+// startInTmux runs `lab start ARGS` in a width×height tmux terminal, with
+// its own state folder and a new workspace; when lab exits, the pane
+// shows LAB-EXIT=<its exit status> and stays for the test to read.
+func startInTmux(t *testing.T, width, height int, args string) *labtest.Tmux {
+	t.Helper()
+	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start %s --dir %s; echo LAB-EXIT=$?; sleep 600",
+		t.TempDir(), labBinary(t), args, filepath.Join(t.TempDir(), "ws"))
+	return labtest.NewTmux(t, width, height, command)
+}
+
 // TestStartInATerminal drives `lab start 4.4` in a 120×40 tmux terminal:
 // the sample Database reaches Ready on screen, the requeue switch changes,
 // the gate pauses and steps one reconcile, the lesson pane opens and runs a
@@ -19,11 +29,7 @@ import (
 // created, q quits — and no etcd or kube-apiserver is left behind.
 func TestStartInATerminal(t *testing.T) {
 	t.Parallel() // waits on its own control plane; the serial tests (env, process checks) run first
-	bin := labBinary(t)
-	ws := filepath.Join(t.TempDir(), "ws")
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start 4.4 --lang en --set timescale=10 --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), bin, ws)
-	s := labtest.NewTmux(t, 120, 40, command)
+	s := startInTmux(t, 120, 40, "4.4 --lang en --set timescale=10")
 
 	s.WaitFor(2*time.Minute, "Starting your lab")
 	screen := s.WaitFor(3*time.Minute, "[Ready]", "Ready=True", "● LIVE", "Reconcile sequence", "Work queue")
