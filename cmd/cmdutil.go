@@ -81,12 +81,19 @@ func displayDir(dir string) string {
 // labTitle is the lab's title in the language --lang (langFlag) chooses
 // ("" for an unknown lab).
 func labTitle(id, langFlag string) string {
-	lang, err := content.Lang(langFlag)
-	if err != nil {
-		lang = content.English // the view reports the bad language itself
-	}
 	if l, err := labs.Get(id); err == nil {
-		return l.Title.In(lang)
+		return l.Title.In(viewLang(langFlag))
 	}
 	return ""
+}
+
+// viewLang is the language the live view speaks for a --lang value:
+// content.Lang's choice, English for one it refuses (the view's lesson
+// pane reports that error itself).
+func viewLang(langFlag string) string {
+	lang, err := content.Lang(langFlag)
+	if err != nil {
+		return content.English
+	}
+	return lang
 }

@@ -22,7 +22,7 @@ type StartOptions struct {
 	Lab   string
 	Plain bool
 	Set   []string
-	// Lang is the language of the lesson pane: the --lang value ("" chooses
+	// Lang is the language of the view and the lesson: the --lang value ("" chooses
 	// from LAB_LANG, then the locale), replaced by the language it chooses.
 	Lang string
 	// Kubeconfig and Context use an existing cluster instead of a local control plane.
@@ -83,7 +83,7 @@ Not on a terminal, or with --plain, it prints the same event stream as
 	f := c.Flags()
 	f.BoolVar(&opts.Plain, "plain", false, "print the event stream as text instead of the live view")
 	f.StringArrayVar(&opts.Set, "set", nil, "switches as name=value,... (repeatable); see lab run --help")
-	f.StringVar(&opts.Lang, "lang", "", "language of the lesson pane: en or ru (default: $LAB_LANG, else the locale)")
+	f.StringVar(&opts.Lang, "lang", "", "language of the view and the lesson: en or ru (default: $LAB_LANG, else the locale)")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "use the cluster of this kubeconfig instead of a local control plane")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context to use (implies an existing cluster)")
 	f.StringVar(&opts.Dir, "dir", "", "your workspace folder, created if absent (default ./lab-LAB)")

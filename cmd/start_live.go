@@ -23,7 +23,8 @@ import (
 	"github.com/operator-lab/lab/operator/scenario"
 )
 
-// Start-up steps of `lab start --mine`, besides the session's own.
+// Start-up steps of `lab start --mine`, besides the session's own, shown
+// in the learner's language (l10n:text).
 const (
 	stepBuildMine = "build your controller"
 	stepRunMine   = "your controller"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/buildinfo"
 	"github.com/operator-lab/lab/internal/controlplane"
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/session"
 	"github.com/operator-lab/lab/internal/tui"
 	"github.com/operator-lab/lab/observe"
@@ -93,7 +94,7 @@ func bringUp(ctx context.Context, p *tea.Program, opts *StartOptions, ws *startW
 	controls := &liveControls{operatorDriver: lab.driver, objects: lab.objects}
 	t := time.Now()
 	key, err := controls.CreateObject(ctx)
-	step := "sample " + kind
+	step := sampleStep(opts, kind)
 	if err != nil {
 		p.Send(tui.StepDoneMsg{Step: step, Err: err})
 		return lab, err
@@ -123,7 +124,8 @@ func bringUp(ctx context.Context, p *tea.Program, opts *StartOptions, ws *startW
 // still answers.
 const healthInterval = 2 * time.Second
 
-// stepWorkspace is the first start-up step: the learner's workspace.
+// stepWorkspace is the first start-up step: the learner's workspace,
+// shown in the learner's language (l10n:text).
 const stepWorkspace = "workspace"
 
 // operatorLabel is what the header says about whose controller runs.
@@ -137,10 +139,10 @@ func operatorLabel(opts *StartOptions, ws *startWorkspace) string {
 // plannedSteps are the start-up steps shown before they happen.
 func plannedSteps(opts *StartOptions, kind string) []string {
 	head := []string{stepWorkspace}
-	tail := []string{controlplane.StepCRDs, session.StepNamespace, session.StepOperator, "sample " + kind}
+	tail := []string{controlplane.StepCRDs, session.StepNamespace, session.StepOperator, sampleStep(opts, kind)}
 	if opts.Mine {
 		head = append(head, stepBuildMine)
-		tail = []string{controlplane.StepCRDs, session.StepNamespace, stepRunMine, "sample " + kind}
+		tail = []string{controlplane.StepCRDs, session.StepNamespace, stepRunMine, sampleStep(opts, kind)}
 	}
 	switch {
 	case opts.Kubeconfig != "" || opts.Context != "":
@@ -150,6 +152,12 @@ func plannedSteps(opts *StartOptions, kind string) []string {
 		head = append(head, controlplane.StepBinaries, controlplane.StepEtcd, controlplane.StepAPIServer)
 	}
 	return append(head, tail...)
+}
+
+// sampleStep is the start-up step that creates the first object of kind,
+// named in the view's language: the one step whose name is not a constant.
+func sampleStep(opts *StartOptions, kind string) string {
+	return l10n.For(viewLang(opts.Lang)).Textf("sample %s", kind)
 }
 
 func sharedControlPlaneRunning() bool {

@@ -23,7 +23,8 @@ import (
 	"github.com/operator-lab/lab/internal/proc"
 )
 
-// Start-up steps reported to Options.Progress, in order.
+// Start-up steps reported to Options.Progress, in order. The start-up
+// screen shows them in the learner's language (l10n:text).
 const (
 	StepBinaries  = "binaries"
 	StepEtcd      = "etcd"

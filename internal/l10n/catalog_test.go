@@ -46,12 +46,13 @@ func sourceKeys(t *testing.T) (texts, counts map[string]string) {
 		if err != nil {
 			return err
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
 		if err != nil {
 			return err
 		}
 		dir := filepath.Dir(path)
 		files[dir], paths[f] = append(files[dir], f), path
+		markedConstants(f, path, texts)
 		own := f.Name.Name == "l10n" && filepath.Base(dir) == "l10n"
 		if own || slices.ContainsFunc(f.Imports, func(s *ast.ImportSpec) bool { return s.Path.Value == strconv.Quote(importPath) }) {
 			uses[dir] = true
@@ -67,6 +68,30 @@ func sourceKeys(t *testing.T) (texts, counts map[string]string) {
 		}
 	}
 	return texts, counts
+}
+
+// constMarker in a const group's doc comment makes its string values
+// keys: names a package declares as constants (the start-up steps) that
+// the view renders with Text.
+const constMarker = "(l10n:text)"
+
+// markedConstants adds the string constants of f's marked const groups.
+func markedConstants(f *ast.File, path string, texts map[string]string) {
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST || g.Doc == nil || !strings.Contains(g.Doc.Text(), constMarker) {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for _, v := range spec.(*ast.ValueSpec).Values {
+				if b, ok := v.(*ast.BasicLit); ok && b.Kind == token.STRING {
+					if s, err := strconv.Unquote(b.Value); err == nil {
+						texts[s] = path
+					}
+				}
+			}
+		}
+	}
 }
 
 // inspectKeys adds the keys f gives to Text, Textf, Count and Mark.

@@ -3,6 +3,19 @@ package l10n
 // The Russian of the live view's frame: header, footer, help overlay, status line, start-up,
 // and the switches' effects (operator/switches) the status line says.
 var russianFrame = map[string]string{
+	// The start-up steps (constants of controlplane, session and cmd).
+	"workspace":             "рабочая папка",
+	"binaries":              "бинарные файлы",
+	"etcd":                  "etcd",
+	"kube-apiserver":        "kube-apiserver",
+	"reuse lab env":         "lab env (уже запущен)",
+	"CRDs":                  "CRD",
+	"namespace":             "namespace",
+	"operator":              "оператор",
+	"build your controller": "сборка вашего контроллера",
+	"your controller":       "ваш контроллер",
+	"sample %s":             "пример %s",
+
 	// The key that creates an object the controller must reject.
 	"created": "создан",
 	", with a spec the controller must reject": ", со spec, который контроллер должен отвергнуть",

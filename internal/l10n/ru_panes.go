@@ -8,6 +8,8 @@ package l10n
 // open, half-open), switch values. The nouns follow the Russian lessons:
 // согласование, очередь, воркер, ключ, размыкатель, ограничитель частоты.
 var russianPanes = map[string]string{
+	" (+%d merged)": " (+%d слито)",
+
 	// A watch event that left the generation as it was.
 	"%s unchanged": "%s без изменений",
 	"the generation did not change: a write of status or metadata (often this controller's own), not of the spec": "generation не изменился: записали status или metadata (часто сам этот контроллер), а не spec",

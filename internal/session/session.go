@@ -159,7 +159,8 @@ func labelValue(lab string) string {
 	return lab
 }
 
-// The session's own start-up steps, after the control plane's.
+// The session's own start-up steps, after the control plane's, shown in
+// the learner's language (l10n:text).
 const (
 	StepNamespace = "namespace" // Detail: the namespace's name
 	StepOperator  = "operator"  // Detail: the lab

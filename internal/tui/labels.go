@@ -20,7 +20,7 @@ func genLabel(g int64) string {
 }
 
 // addLabel says how the key entered the queue and how many adds merged.
-func addLabel(adds []observe.Event, addCount int, trigger *observe.Event) string {
+func addLabel(say l10n.Printer, adds []observe.Event, addCount int, trigger *observe.Event) string {
 	if len(adds) == 0 {
 		return ""
 	}
@@ -46,7 +46,7 @@ func addLabel(adds []observe.Event, addCount int, trigger *observe.Event) string
 		}
 	}
 	if addCount > 1 {
-		s += fmt.Sprintf(" (+%d merged)", addCount-1)
+		s += say.Textf(" (+%d merged)", addCount-1)
 	}
 	return s
 }

@@ -181,11 +181,11 @@ func queueRows(say l10n.Printer, w int, x *[laneCount]int, key string, trigger *
 				end = lr.text(end, " "+gen+" →", paintLane+laneWatch)
 			}
 		}
-		lr.text(end, " "+addLabel(adds, addCount, trigger), paintLane+laneQueue)
+		lr.text(end, " "+addLabel(say, adds, addCount, trigger), paintLane+laneQueue)
 		rows = append(rows, lr)
 	case len(adds) > 0:
 		lr := newLaneRow(w, x)
-		lr.note(laneQueue, addLabel(adds, addCount, nil), paintLane+laneQueue)
+		lr.note(laneQueue, addLabel(say, adds, addCount, nil), paintLane+laneQueue)
 		rows = append(rows, lr)
 	}
 	if get != nil {

@@ -134,7 +134,7 @@ func (s startup) View() string {
 	b.WriteString("  " + st.Bold.Render(heading) + "\n\n")
 	nameW := 0
 	for _, step := range s.steps {
-		nameW = max(nameW, utf8.RuneCountInString(step.name)) // as %-*s pads
+		nameW = max(nameW, utf8.RuneCountInString(say.Text(step.name))) // as %-*s pads
 	}
 	runningShown := false
 	for _, step := range s.steps {
@@ -153,7 +153,9 @@ func (s startup) View() string {
 		default:
 			mark = st.Faint.Render("·")
 		}
-		name := fmt.Sprintf("%-*s", nameW, step.name)
+		// A step is named by its constant (controlplane.StepEtcd…), which
+		// the catalog translates; a name made with the catalog is its own.
+		name := fmt.Sprintf("%-*s", nameW, say.Text(step.name))
 		if !step.done && step.err == nil {
 			name = st.Faint.Render(name)
 		}
