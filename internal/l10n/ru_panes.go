@@ -8,6 +8,11 @@ package l10n
 // open, half-open), switch values. The nouns follow the Russian lessons:
 // согласование, очередь, воркер, ключ, размыкатель, ограничитель частоты.
 var russianPanes = map[string]string{
+	// What a demo's scenario did (operator/scenario's Did), before the key.
+	"created 3 objects, the last":   "созданы 3 объекта, последний —",
+	"created and at once deleted":   "создан и сразу удалён",
+	"created with an invalid spec:": "создан с неверным spec:",
+
 	" (+%d merged)": " (+%d слито)",
 
 	// A watch event that left the generation as it was.

@@ -198,7 +198,7 @@ func (l *live) runDemo(section content.Section, lab string) tea.Cmd {
 		run.seen = o.Reconciles
 	}
 	s, c, ns := *scen, l.controls, l.c.namespace
-	what += "; " + s.Did
+	what += "; " + l.c.say.Text(s.Did)
 	l.c.setStatus(what+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

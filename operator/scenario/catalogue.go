@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/operator/api/v1alpha1"
 	"github.com/operator-lab/lab/operator/switches"
 )
@@ -114,18 +115,18 @@ func scenarios(k *kind) []Scenario {
 	waitReady := func(ctx context.Context, d *driver, keys []string) error { return d.waitEachReady(ctx, keys) }
 	waitGone := func(ctx context.Context, d *driver, keys []string) error { return d.waitGone(ctx, keys[0]) }
 	list := []Scenario{
-		{Name: "create", Did: "created", act: create(first, false), follow: waitReady},
-		{Name: "update-burst", Target: true, Did: "sent 5 quick spec changes to",
+		{Name: "create", Did: l10n.Mark("created"), act: create(first, false), follow: waitReady},
+		{Name: "update-burst", Target: true, Did: l10n.Mark("sent 5 quick spec changes to"),
 			act: func(ctx context.Context, o Objects, target string) ([]string, error) {
 				return []string{target}, o.Update(ctx, target, 5)
 			},
 			follow: waitReady},
-		{Name: "delete", Target: true, Did: "deleted",
+		{Name: "delete", Target: true, Did: l10n.Mark("deleted"),
 			act: func(ctx context.Context, o Objects, target string) ([]string, error) {
 				return []string{target}, o.Delete(ctx, target)
 			},
 			follow: waitGone},
-		{Name: "not-found", Did: "created and at once deleted",
+		{Name: "not-found", Did: l10n.Mark("created and at once deleted"),
 			act: func(ctx context.Context, o Objects, _ string) ([]string, error) {
 				key, err := o.Create(ctx, k.ghost, false)
 				if err != nil {
@@ -134,7 +135,7 @@ func scenarios(k *kind) []Scenario {
 				return []string{key}, o.Delete(ctx, key)
 			},
 			follow: waitGone},
-		{Name: "permanent-error", Did: "created with an invalid spec:", act: create(k.invalid, true),
+		{Name: "permanent-error", Did: l10n.Mark("created with an invalid spec:"), act: create(k.invalid, true),
 			follow: func(ctx context.Context, d *driver, keys []string) error {
 				if err := d.waitUntil(ctx, keys[0], k.rejected); err != nil {
 					return err
@@ -147,7 +148,7 @@ func scenarios(k *kind) []Scenario {
 				}
 				return d.waitReady(ctx, keys[0])
 			}},
-		{Name: "external-outage", External: switches.ExternalDown, Recover: outage, Did: "created", act: create(first, false),
+		{Name: "external-outage", External: switches.ExternalDown, Recover: outage, Did: l10n.Mark("created"), act: create(first, false),
 			follow: func(ctx context.Context, d *driver, keys []string) error {
 				if err := d.waitUntil(ctx, keys[0], k.broken); err != nil {
 					return err
@@ -157,7 +158,7 @@ func scenarios(k *kind) []Scenario {
 				}
 				return d.waitReady(ctx, keys[0])
 			}},
-		{Name: "flaky-external", External: switches.ExternalFlaky, Recover: outage, Did: "created 3 objects, the last",
+		{Name: "flaky-external", External: switches.ExternalFlaky, Recover: outage, Did: l10n.Mark("created 3 objects, the last"),
 			act: func(ctx context.Context, o Objects, _ string) ([]string, error) {
 				var keys []string
 				for _, name := range k.trio {
