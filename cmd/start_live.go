@@ -14,6 +14,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/iostreams"
+	"github.com/operator-lab/lab/internal/l10n"
 	"github.com/operator-lab/lab/internal/learnerctl"
 	"github.com/operator-lab/lab/internal/mine"
 	"github.com/operator-lab/lab/internal/session"
@@ -169,7 +170,7 @@ func (l *liveLab) exited() <-chan struct{} {
 // reportExit tells the live view if the learner's controller ends by itself
 // (their code exits or crashes outside a reconcile), with the last line it
 // printed; ending because lab stops (ctx done) is not news.
-func (l *liveLab) reportExit(ctx context.Context, tell func(tui.NoticeMsg)) {
+func (l *liveLab) reportExit(ctx context.Context, say l10n.Printer, tell func(tui.NoticeMsg)) {
 	select {
 	case <-ctx.Done():
 		return
@@ -177,9 +178,9 @@ func (l *liveLab) reportExit(ctx context.Context, tell func(tui.NoticeMsg)) {
 	}
 	why := l.mine.Err().Error()
 	if out := l.mine.Output(); len(out) > 0 {
-		why = "your controller exited; its last words: " + out[len(out)-1]
+		why = say.Textf("your controller exited; its last words: %s", out[len(out)-1])
 	}
-	tell(tui.NoticeMsg{Text: why + " — fix it, then start again", Bad: true})
+	tell(tui.NoticeMsg{Text: say.Textf("%s — fix it, then start again", why), Bad: true})
 }
 
 // newProgram makes a full-screen program of the live view. It ends when

@@ -107,7 +107,7 @@ func bringUp(ctx context.Context, p *tea.Program, opts *StartOptions, ws *startW
 		Events:   sub.C,
 		Dropped:  sub.Dropped,
 	})
-	goGuarded(func() { lab.reportExit(ctx, func(n tui.NoticeMsg) { p.Send(n) }) })
+	goGuarded(func() { lab.reportExit(ctx, l10n.For(viewLang(opts.Lang)), func(n tui.NoticeMsg) { p.Send(n) }) })
 	goGuarded(func() {
 		lab.WatchHealth(ctx, healthInterval, func(err error) {
 			msg := tui.ControlPlaneMsg{Lost: err != nil}

@@ -3,6 +3,10 @@ package l10n
 // The Russian of the live view's frame: header, footer, help overlay, status line, start-up,
 // and the switches' effects (operator/switches) the status line says.
 var russianFrame = map[string]string{
+	// --mine: the learner's controller ended by itself.
+	"your controller exited; its last words: %s": "ваш контроллер завершился; последнее, что он напечатал: %s",
+	"%s — fix it, then start again":              "%s — исправьте и запустите снова",
+
 	// The start-up steps (constants of controlplane, session and cmd).
 	"workspace":             "рабочая папка",
 	"binaries":              "бинарные файлы",
