@@ -8,6 +8,9 @@ package l10n
 // open, half-open), switch values. The nouns follow the Russian lessons:
 // согласование, очередь, воркер, ключ, размыкатель, ограничитель частоты.
 var russianPanes = map[string]string{
+	" rest":               " ост.",
+	" · rest of the wait": " · остаток ожидания",
+
 	// What a demo's scenario did (operator/scenario's Did), before the key.
 	"created 3 objects, the last":   "созданы 3 объекта, последний —",
 	"created and at once deleted":   "создан и сразу удалён",

@@ -301,6 +301,10 @@ func chooserLabel(say l10n.Printer, r state.Retry, short bool) string {
 		name += say.Text(" lim")
 	case r.LimiterWait:
 		name += say.Text(" · limiter wait")
+	case r.RestOfWait && short:
+		name += say.Text(" rest")
+	case r.RestOfWait:
+		name += say.Text(" · rest of the wait")
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0 && short:
 		name += fmt.Sprintf(" #%d", r.Failures)
 	case r.By == state.ChosenByRateLimiter && r.Failures > 0:

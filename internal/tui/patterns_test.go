@@ -296,3 +296,25 @@ func TestShiftCCreatesAnObjectTheControllerMustReject(t *testing.T) {
 		t.Errorf("the help does not offer C:\n%s", help)
 	}
 }
+
+// TestRetryDelaysTellTheRestOfALessonBackoffWait: a lesson-backoff retry
+// is followed by a RequeueAfter for the rest of its wait when the
+// controller's own status write woke the key early; the second row says
+// so, as it is the same retry, not a new one (#16, the UX audit's 11).
+func TestRetryDelaysTellTheRestOfALessonBackoffWait(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(t0)
+	m := newLiveModel(120, 40, clock, newFakeControls())
+	sc := synth.New("database", t0.Add(time.Second))
+	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "ADDED", 1))
+	sc.Get("lab/db-1")
+	sc.Reconcile("lab/db-1", synth.After(5*time.Second), synth.Backoff(1, 5*time.Second))
+	sc.Add("lab/db-1", sc.Watch("Database", "lab/db-1", "MODIFIED", 1)) // its status write
+	sc.Get("lab/db-1")
+	sc.Reconcile("lab/db-1", synth.After(4900*time.Millisecond))
+	m = fold(m, sc.Events())
+	pane := strings.Join(m.dash.panes[paneBackoff].View(), "\n")
+	// The pane is narrow here: the short labels ("lesson #1", "After rest").
+	if !strings.Contains(pane, "lesson #1") || !strings.Contains(pane, "After rest") {
+		t.Errorf("the retry delays pane does not tie the rest of the wait to the lesson backoff's retry:\n%s", pane)
+	}
+}

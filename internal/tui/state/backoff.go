@@ -41,6 +41,11 @@ type Retry struct {
 	// limiter asked for. The controller Forgets the key for any
 	// RequeueAfter, so the queue's failure count starts over after it.
 	LimiterWait bool
+	// RestOfWait: the RequeueAfter waits out the rest of a lesson-backoff
+	// delay. The reconcile ran early, woken by a write that kept the
+	// generation (the controller's own status write), so it is the same
+	// retry as the lesson backoff's row before it, not a new one.
+	RestOfWait bool
 }
 
 // Series is the recent retry history of one key.

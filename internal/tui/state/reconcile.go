@@ -262,6 +262,12 @@ func (s *State) closeReconcile(r *Reconcile) {
 			retry.Attempt = b.Attempt
 		}
 		retry.LimiterWait = retry.By == ChosenByRequeueAfter && r.waitedForLimiter()
+		if retry.By == ChosenByRequeueAfter && r.TriggerKeptGeneration {
+			if v, ok := s.series[r.Key]; ok {
+				last, ok := v.Retries.Last()
+				retry.RestOfWait = ok && last.By == ChosenByLesson
+			}
+		}
 	}
 	s.recordRetry(r.Key, retry)
 }
