@@ -9,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -267,8 +265,7 @@ func deathLinkedLaunchers(dir string, bins Binaries) (etcdPath, apiserverPath st
 			return bins.Path(name), nil
 		}
 		path := filepath.Join(dir, "launch-"+name)
-		// The PID file lets an interrupted start kill it (exec keeps the PID).
-		script := "#!/bin/sh\necho $$ > " + shellQuote(pidFile(dir, name)) + "\n" + extra + "exec " + shellQuote(setpriv) + " --pdeathsig KILL -- " + shellQuote(bins.Path(name)) + " \"$@\"\n"
+		script := "#!/bin/sh\n" + extra + "exec " + shellQuote(setpriv) + " --pdeathsig KILL -- " + shellQuote(bins.Path(name)) + " \"$@\"\n"
 		if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 			return "", fmt.Errorf("write the %s launcher: %w", name, err)
 		}
@@ -283,8 +280,6 @@ func deathLinkedLaunchers(dir string, bins Binaries) (etcdPath, apiserverPath st
 	apiserverPath, err = launch("kube-apiserver", "")
 	return etcdPath, apiserverPath, err
 }
-
-func pidFile(dir, name string) string { return filepath.Join(dir, name+".pid") }
 
 // startEnv starts envtest, which cannot be interrupted itself: when ctx
 // ends first, the processes it waits for are killed and startEnv returns
@@ -305,20 +300,24 @@ func startEnv(ctx context.Context, env *envtest.Environment, dir string, cleanUp
 		return r.cfg, r.err
 	case <-ctx.Done():
 	}
-	for _, name := range []string{"etcd", "kube-apiserver"} {
-		data, err := os.ReadFile(pidFile(dir, name))
-		if err != nil {
-			continue
-		}
-		// Only a child of this process: envtest has not reaped it, so the
-		// PID cannot belong to anyone else.
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && proc.ParentPID(pid) == os.Getpid() {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	// Every process envtest started for this control plane names its
+	// folder in its arguments (the launcher's path, --data-dir, --cert-dir).
+	// Killing them makes envtest give up; until it has, whatever it starts
+	// next is killed too — a process left writing into the folder would
+	// keep lab from removing it.
+	proc.KillChildrenMentioning(dir)
 	go func() {
-		<-done
-		cleanUp()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				cleanUp()
+				return
+			case <-tick.C:
+				proc.KillChildrenMentioning(dir)
+			}
+		}
 	}()
 	return nil, errStartAbandoned
 }

@@ -3,11 +3,16 @@ package controlplane
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/operator-lab/lab/internal/proc"
 )
 
 // stepRecorder keeps the steps reported, in order.
@@ -97,5 +102,39 @@ func TestEtcdStepWithoutItsOwnTime(t *testing.T) {
 	}
 	if got := rec.names(); len(got) != 0 {
 		t.Errorf("a failed start reported %v", got)
+	}
+}
+
+// TestAbandonedStartKillsWhatEnvtestStartsLater: a stop during start-up
+// kills the processes envtest started for this control plane, including
+// one that had not yet said who it is, so envtest gives up at once and
+// nothing is left writing into the control plane's folder.
+func TestAbandonedStartKillsWhatEnvtestStartsLater(t *testing.T) {
+	dir := t.TempDir()
+	t.Cleanup(func() { proc.KillChildrenMentioning(dir) })
+	// An "etcd" that never answers, as a real one before it is ready:
+	// envtest would wait out its start timeout for it. Like the real
+	// launcher, it keeps envtest's arguments (--data-dir in dir); envtest
+	// first asks it for --help.
+	etcd := filepath.Join(dir, "launch-etcd")
+	if err := os.WriteFile(etcd, []byte("#!/bin/sh\n[ \"$1\" = --help ] && exit 0\nexec sh -c 'while :; do sleep 0.2; done' etcd \"$@\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute}
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcd, DataDir: filepath.Join(dir, "etcd")}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	cleanedUp := make(chan struct{})
+	_, err := startEnv(ctx, env, dir, func() { close(cleanedUp) })
+	if !errors.Is(err, errStartAbandoned) {
+		t.Fatalf("startEnv after a stop: %v, want errStartAbandoned", err)
+	}
+	select {
+	case <-cleanedUp:
+	case <-time.After(30 * time.Second):
+		t.Fatal("envtest did not give up within 30 s of the stop: its etcd was not killed")
+	}
+	if n := proc.KillChildrenMentioning(dir); n != 0 {
+		t.Errorf("%d processes of the abandoned control plane still run", n)
 	}
 }

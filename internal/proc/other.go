@@ -37,5 +37,8 @@ func CommandLine(int) []string { return nil }
 // ParentPID is unknown without /proc.
 func ParentPID(int) int { return 0 }
 
+// KillChildrenMentioning cannot find children without /proc.
+func KillChildrenMentioning(string) int { return 0 }
+
 // Running cannot be told without /proc.
 func Running(int) bool { return false }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // StartTime returns the kernel's start time of pid (field 22 of
@@ -96,4 +97,21 @@ func ParentPID(pid int) int {
 func Running(pid int) bool {
 	fields := statFields(pid)
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// KillChildrenMentioning kills (SIGKILL) this process's children with an
+// argument that contains s, and says how many it found. Only children: a
+// PID whose parent is this process cannot be anyone else's.
+func KillChildrenMentioning(s string) int {
+	n := 0
+	for _, c := range children(os.Getpid()) {
+		for _, arg := range CommandLine(c) {
+			if strings.Contains(arg, s) {
+				_ = syscall.Kill(c, syscall.SIGKILL)
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

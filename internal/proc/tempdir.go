@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // TempRootEnv names the folder that holds every lab process's private temp
@@ -34,7 +35,19 @@ func UsePrivateTempDir() (dir string, cleanup func(), err error) {
 		return "", func() {}, fmt.Errorf("set TMPDIR: %w", err)
 	}
 	_ = os.Setenv(TempRootEnv, root)
-	return dir, func() { _ = os.RemoveAll(dir) }, nil
+	return dir, func() { removeAllSettled(dir) }, nil
+}
+
+// removeAllSettled removes dir, trying again for a short while: a child
+// that has not yet died (it dies with lab) may still create files in it,
+// and then one RemoveAll fails with "directory not empty".
+func removeAllSettled(dir string) {
+	for range 50 {
+		if err := os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // tempRoot is $LAB_TEMP_ROOT, or lab-<uid> in the system temp folder,
