@@ -68,6 +68,16 @@ func Expect(t testing.TB, expected, observed string, args ...any) {
 // fails with what and cond's last error.
 func Eventually(t testing.TB, what string, cond func() error) {
 	t.Helper()
+	EventuallyUnless(t, what, cond, nil)
+}
+
+// EventuallyUnless is Eventually that fails at once when hopeless (if set)
+// gives a reason while cond does not hold: the evidence that cond cannot
+// come true before the deadline, such as a controller that has nothing
+// more to do with the object (cluster.Observer.DoneWith). A failing check
+// then takes as long as the evidence takes, not WaitTimeout.
+func EventuallyUnless(t testing.TB, what string, cond func() error, hopeless func(deadline time.Time) string) {
+	t.Helper()
 	deadline := time.Now().Add(WaitTimeout)
 	for {
 		err := cond()
@@ -76,6 +86,11 @@ func Eventually(t testing.TB, what string, cond func() error) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("expected %s within %s, saw %v", what, WaitTimeout, err)
+		}
+		if hopeless != nil {
+			if why := hopeless(deadline); why != "" {
+				t.Fatalf("expected %s, saw %v — %s", what, err, why)
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
