@@ -139,13 +139,16 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 		kubeconfig = cp.KubeconfigPath
 	}
 
-	check := func() (bool, error) {
-		return checkOnce(ctx, opts, ref, exercises, kubeconfig)
+	check := func(only []*labs.Exercise) (bool, error) {
+		return checkOnce(ctx, opts, ref, only, kubeconfig)
 	}
 	if opts.Watch {
-		return checkOnEverySave(ctx, streams, ref.Dir, check)
+		if exercises == nil {
+			exercises = ref.Lab.Exercises
+		}
+		return checkOnEverySave(ctx, streams, ref, exercises, check)
 	}
-	passed, err := check()
+	passed, err := check(exercises)
 	if err != nil {
 		return err
 	}
@@ -159,25 +162,52 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 // rename and chmod) into one check.
 const watchDebounce = 300 * time.Millisecond
 
-// checkOnEverySave checks now and after every change of the workspace's
-// sources, until ctx ends. The watch begins first, so a save during the
-// first check is checked too.
-func checkOnEverySave(ctx context.Context, streams *iostreams.IOStreams, dir string, check func() (bool, error)) error {
-	changes, err := workspace.Watch(ctx, dir, workspace.SourceFiles, watchDebounce)
+// checkOnEverySave checks the exercises now, and after every change of the
+// workspace's sources those of them the change may affect
+// (checker.Affected), until ctx ends. The watch begins first, so a save
+// during the first check is checked too.
+func checkOnEverySave(ctx context.Context, streams *iostreams.IOStreams, ref *workspace.Ref, exercises []*labs.Exercise, check func([]*labs.Exercise) (bool, error)) error {
+	changes, err := workspace.Watch(ctx, ref.Dir, workspace.SourceFiles, watchDebounce)
 	if err != nil {
 		return err
 	}
-	if _, err := check(); err != nil {
+	if _, err := check(exercises); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.ErrOut, "watching %s for changes (Ctrl-C to stop)\n", displayDir(dir))
-	for range changes {
+	fmt.Fprintf(streams.ErrOut, "watching %s for changes (Ctrl-C to stop)\n", displayDir(ref.Dir))
+	for changed := range changes {
 		fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
-		if _, err := check(); err != nil {
+		affected := checker.Affected(ref.Lab, ref.Dir, changed, exercises)
+		fmt.Fprintf(streams.ErrOut, "changed: %s\n", describeChanges(changed))
+		if len(affected) == 0 {
+			fmt.Fprintln(streams.ErrOut, "no exercise's code or checks read the changed files: nothing to check again")
+			continue
+		}
+		if len(affected) < len(exercises) {
+			ids := make([]string, len(affected))
+			for i, e := range affected {
+				ids[i] = e.ID
+			}
+			fmt.Fprintf(streams.ErrOut, "checking again what it may affect: %s\n", strings.Join(ids, ", "))
+		}
+		if _, err := check(affected); err != nil {
 			fmt.Fprintf(streams.ErrOut, "lab: %v\n", err)
 		}
 	}
 	return nil
+}
+
+// describeChanges names the changed files, the first few of them.
+func describeChanges(changed []string) string {
+	const shown = 4
+	if len(changed) == 1 && changed[0] == "." {
+		return "the workspace (the watch lost track of it)"
+	}
+	out := strings.Join(changed[:min(len(changed), shown)], ", ")
+	if len(changed) > shown {
+		out += fmt.Sprintf(" and %d more", len(changed)-shown)
+	}
+	return out
 }
 
 // checkOnce grades the workspace once, prints and writes the reports, and

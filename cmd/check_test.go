@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -75,4 +77,71 @@ func labControlPlane(t *testing.T, labID string) *controlplane.ControlPlane {
 	}
 	t.Cleanup(func() { _ = cp.Stop() })
 	return cp
+}
+
+// TestCheckWatchRechecksWhatASaveAffects: `lab check --watch` checks the
+// whole lab once, then after a save only the exercises the saved file can
+// affect, and nothing after a save no check reads.
+func TestCheckWatchRechecksWhatASaveAffects(t *testing.T) {
+	t.Parallel()
+	cp := labControlPlane(t, "3.1")
+	dir := filepath.Join(t.TempDir(), "ws")
+	mustRun(t, "init", "3.1", "--dir", dir)
+	t.Cleanup(func() { _ = checker.RemoveBuildFiles(dir) })
+	streams, out, errOut := syncStreams()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- runCheck(ctx, &CheckOptions{IO: streams, Lab: "3.1", Dir: dir, Watch: true, Lang: "en", Kubeconfig: cp.KubeconfigPath})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("check --watch ended with %v", err)
+		}
+	})
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Minute)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s; stdout:\n%s\nstderr:\n%s", what, out.String(), errOut.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitFor("first report", func() bool { return strings.Contains(errOut.String(), "watching ") })
+	if first := out.String(); !strings.Contains(first, "0 of 4 passed") {
+		t.Fatalf("the first check is not of the whole lab:\n%s", first)
+	}
+
+	appendTo := func(file, text string) {
+		t.Helper()
+		path := filepath.Join(dir, file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, text...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reportsBefore := strings.Count(out.String(), " passed in ")
+	appendTo("reads/reconciler.go", "\n// a learner's note\n")
+	waitFor("second report", func() bool { return strings.Count(out.String(), " passed in ") > reportsBefore })
+	second := out.String()[strings.LastIndex(out.String(), "────"):]
+	if !strings.Contains(errOut.String(), "checking again what it may affect: reads") ||
+		!strings.Contains(second, "Cache vs API reads") || strings.Contains(second, "Reconcile basics") || !strings.Contains(second, "0 of 1 passed") {
+		t.Errorf("a save of reads/reconciler.go did not re-check reads alone:\nstderr:\n%s\nreport:\n%s", errOut.String(), second)
+	}
+
+	if err := os.MkdirAll(filepath.Join(dir, "scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scratch", "try.go"), []byte("package scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("word that nothing is checked", func() bool {
+		return strings.Contains(errOut.String(), "nothing to check again")
+	})
 }
