@@ -111,7 +111,7 @@ func tryLock(path string) (unlock func(), err error) {
 
 // ErrBuildFilesInUse says a check or `lab start --mine` holds the build
 // files being removed.
-var ErrBuildFilesInUse = errors.New("a check or `lab start --mine` is using the build files right now; try again when it ends")
+var ErrBuildFilesInUse = errors.New("a check, `lab start --mine` or lab's background build of the checks is using the build files right now; try again when it ends")
 
 // BuildFiles lists the folders checks and `lab start --mine` keep of a
 // workspace between runs: the private copies and the binaries (a few

@@ -142,7 +142,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 
 	build, err := NewBuild(ctx, opts.Lab, opts.Dir, ForChecks, checkFiles(exercises), func() {
 		if opts.Log != nil {
-			fmt.Fprintln(opts.Log, "waiting for another lab check of this workspace to finish…")
+			fmt.Fprintln(opts.Log, "waiting for another build of this workspace's checks to finish (a lab check, or lab's own in the background)…")
 		}
 	})
 	if err != nil {

@@ -197,7 +197,7 @@ func TestSecondCheckSaysItIsWaiting(t *testing.T) {
 		_, err := Check(ctx, Options{Lab: lab, Dir: ws, Kubeconfig: "unused", Log: &log})
 		done <- err
 	}()
-	const msg = "waiting for another lab check of this workspace to finish…"
+	const msg = "waiting for another build of this workspace's checks to finish (a lab check, or lab's own in the background)…"
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(log.String(), msg) {
 		if time.Now().After(deadline) {

@@ -125,31 +125,10 @@ func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []gr
 // check), which `go test` would redo every time. What runs are immutable
 // copies of them, made before any of them ran (sealedBinaries).
 func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string) (map[string]*packageRun, string, error) {
-	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
-	if g.race {
-		args = append(args, "-race")
-	}
-	for _, e := range g.exercises {
-		args = append(args, "./"+e.Package)
-	}
-	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
-	defer cancel()
 	var stderr boundedText
-	runs := map[string]*packageRun{}
-	code, err := runJSON(buildCtx, buildDir, env, &stderr, runs, "go", args...)
+	runs, err := buildGroup(ctx, buildDir, binDir, g, env, &stderr)
 	if err != nil {
-		return runs, stderr.String(), fmt.Errorf("build the checks: %w", err)
-	}
-	failedBuilds := 0
-	for _, r := range runs {
-		if r.failedBuild {
-			failedBuilds++
-		}
-	}
-	if code != 0 && failedBuilds == 0 {
-		// The go command failed before building any package (a broken
-		// go.mod, say): nothing in binDir is from this build.
-		return nil, stderr.String(), fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
+		return runs, stderr.String(), err
 	}
 
 	// Each binary writes its record into a folder of this run's.
@@ -240,6 +219,38 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	}
 	wg.Wait()
 	return runs, stderr.String(), firstErr
+}
+
+// buildGroup builds the test binaries of one group into binDir with
+// `go test -c`, returning what the go command said per package; its
+// stderr goes to stderr.
+func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []string, stderr *boundedText) (map[string]*packageRun, error) {
+	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
+	if g.race {
+		args = append(args, "-race")
+	}
+	for _, e := range g.exercises {
+		args = append(args, "./"+e.Package)
+	}
+	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
+	defer cancel()
+	runs := map[string]*packageRun{}
+	code, err := runJSON(buildCtx, buildDir, env, stderr, runs, "go", args...)
+	if err != nil {
+		return runs, fmt.Errorf("build the checks: %w", err)
+	}
+	failedBuilds := 0
+	for _, r := range runs {
+		if r.failedBuild {
+			failedBuilds++
+		}
+	}
+	if code != 0 && failedBuilds == 0 {
+		// The go command failed before building any package (a broken
+		// go.mod, say): nothing in binDir is from this build.
+		return nil, fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
+	}
+	return runs, nil
 }
 
 // runJSON runs a command printing `go test -json` events in dir, adds what

@@ -83,5 +83,8 @@ func runInit(_ context.Context, opts *InitOptions) error {
 		fmt.Fprintf(out, "  %d. %-28s %s\n", e.Number, e.Title.In(lang), strings.Join(e.Files, ", "))
 	}
 	fmt.Fprintf(out, "\nNext: cd %s, read README.md, edit the TODO(lab) spots, then run `lab check`.\n", shown)
+	if buildChecksDetached(lab, created.Dir) {
+		fmt.Fprintln(out, "(lab is building the checks in the background now, so your first `lab check` is quick.)")
+	}
 	return nil
 }

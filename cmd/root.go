@@ -249,6 +249,7 @@ for the controller-runtime lessons 3.1 and 4.4.`,
 		NewCmdSolution(streams, nil), NewCmdReset(streams, nil), NewCmdClean(streams, nil),
 		NewCmdSetup(streams, nil), NewCmdEnv(streams), NewCmdDoctor(streams, nil), NewCmdVersion(streams, nil),
 	)
+	root.AddCommand(newCmdBuildChecks())
 	root.AddCommand(testCommands...)
 	return root
 }

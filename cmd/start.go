@@ -120,6 +120,9 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	if err != nil {
 		return err
 	}
+	// While the learner watches, the checks get built for their first
+	// `lab check`; the build ends with this lab.
+	buildChecksWhile(ctx, lab, ws.Dir)
 	// Only a terminal can show the live view.
 	if opts.Plain || !streams.IsStdoutTTY() {
 		err = startPlain(ctx, opts, ws)

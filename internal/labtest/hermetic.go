@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // Hermetic gives the test its own lab state folder and cache, so it never
@@ -23,6 +25,7 @@ func Hermetic(t *testing.T) {
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("LAB_STATE_DIR", t.TempDir())
+	t.Setenv(workspace.BackgroundBuildEnv, "off")
 }
 
 // HermeticProcess is Hermetic for a whole test binary, for its TestMain:
@@ -55,6 +58,11 @@ func HermeticProcess() (cleanup func(), err error) {
 			cleanup()
 			return nil, err
 		}
+	}
+	// A test that wants the background build of the checks turns it on.
+	if err := os.Setenv(workspace.BackgroundBuildEnv, "off"); err != nil {
+		cleanup()
+		return nil, err
 	}
 	return cleanup, nil
 }

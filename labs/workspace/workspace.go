@@ -259,3 +259,8 @@ func writeFileAtomic(name string, content []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// BackgroundBuildEnv, set to "off", stops `lab init` and `lab start` from
+// building a workspace's checks in the background (lab's own tests set
+// it, so that only the tests of that build start one).
+const BackgroundBuildEnv = "LAB_BACKGROUND_BUILD"
