@@ -225,7 +225,10 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 // `go test -c`, returning what the go command said per package; its
 // stderr goes to stderr.
 func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []string, stderr *boundedText) (map[string]*packageRun, error) {
-	args := []string{"test", "-c", "-json", "-o", binDir + string(filepath.Separator)}
+	// Without the symbol table and DWARF the link is shorter; stack
+	// traces and the race detector's reports keep their file:line, which
+	// come from the runtime's own tables.
+	args := []string{"test", "-c", "-json", "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}
 	if g.race {
 		args = append(args, "-race")
 	}
