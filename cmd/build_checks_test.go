@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,28 +21,13 @@ import (
 func TestInitBuildsTheChecksAndCheckJoinsTheBuild(t *testing.T) {
 	t.Parallel()
 	cp := labControlPlane(t, "3.1")
-	bin, err := labtest.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "ws")
 	t.Cleanup(func() {
 		waitForNoBuildOf(t, dir)
 		_ = checker.RemoveBuildFiles(dir)
 	})
 	lab := func(args ...string) (string, string, int) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), workspace.BackgroundBuildEnv+"=on")
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errOut.String(), code
+		return labtest.RunBinary(t, []string{workspace.BackgroundBuildEnv + "=on"}, args...)
 	}
 	out, errOut, code := lab("init", "3.1", "--dir", dir, "--lang", "en")
 	if code != 0 || !strings.Contains(out, "building the checks in the background") {

@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -28,18 +27,7 @@ func labBinary(t *testing.T) string {
 // its stdout, stderr and exit code.
 func runLab(t *testing.T, stateDir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(labBinary(t), args...)
-	cmd.Env = append(os.Environ(), "LAB_STATE_DIR="+stateDir)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run lab %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	return labtest.RunBinary(t, []string{"LAB_STATE_DIR=" + stateDir}, args...)
 }
 
 func TestNoControlPlaneProcessOutlivesLab(t *testing.T) {

@@ -6,6 +6,7 @@
 package labtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/operator-lab/lab/internal/proc"
 )
@@ -46,6 +48,29 @@ func Binary() (string, error) {
 		}
 	})
 	return binPath, buildErr
+}
+
+// RunBinary runs the lab binary (Binary) with env added to this process's
+// environment and returns its stdout, stderr and exit code.
+func RunBinary(t testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run lab %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
 }
 
 // RemoveBinary deletes the binary Binary built, if any.
