@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,13 +45,37 @@ func newCmdBuildChecks() *cobra.Command {
 // effort: a build that cannot start changes nothing but that check's
 // speed.
 
-// buildChecksWhile builds the workspace's checks while ctx lasts (`lab
-// start`): the build ends with ctx and dies with lab.
-func buildChecksWhile(ctx context.Context, lab *labs.Lab, dir string) {
-	if args := backgroundBuildArgs(lab, dir); args != nil {
-		startBuild(proc.Command(ctx, args[0], args[1:]...))
+// buildChecksWhile builds the workspace's checks until stop is called
+// (`lab start`, when it ends), and dies with lab however lab ends. stop
+// asks the build to end as lab is asked to (SIGTERM), so that it removes
+// its temp folder, and waits for it a moment.
+func buildChecksWhile(lab *labs.Lab, dir string) (stop func()) {
+	args := backgroundBuildArgs(lab, dir)
+	if args == nil {
+		return func() {}
+	}
+	cmd := proc.Command(context.Background(), args[0], args[1:]...)
+	if err := cmd.Start(); err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(buildStopGrace):
+			_ = proc.Kill(cmd)
+		}
 	}
 }
+
+// buildStopGrace is how long a background build may take to end when
+// asked to, before it is killed.
+const buildStopGrace = 3 * time.Second
 
 // buildChecksDetached builds the workspace's checks in a process of its
 // own session, which ends by itself once they are built (`lab init`,
@@ -62,7 +87,11 @@ func buildChecksDetached(lab *labs.Lab, dir string) bool {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return startBuild(cmd)
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	go func() { _ = cmd.Wait() }()
+	return true
 }
 
 // backgroundBuildArgs is the command line of the background build, nil
@@ -86,12 +115,4 @@ func backgroundBuildArgs(lab *labs.Lab, dir string) []string {
 		args = append([]string{nice, "-n", "19"}, args...)
 	}
 	return args
-}
-
-func startBuild(cmd *exec.Cmd) bool {
-	if err := cmd.Start(); err != nil {
-		return false
-	}
-	go func() { _ = cmd.Wait() }()
-	return true
 }

@@ -122,7 +122,8 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	}
 	// While the learner watches, the checks get built for their first
 	// `lab check`; the build ends with this lab.
-	buildChecksWhile(ctx, lab, ws.Dir)
+	stopBuild := buildChecksWhile(lab, ws.Dir)
+	defer stopBuild()
 	// Only a terminal can show the live view.
 	if opts.Plain || !streams.IsStdoutTTY() {
 		err = startPlain(ctx, opts, ws)
