@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"github.com/rogpeppe/go-internal/testscript"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -45,6 +47,9 @@ func TestMain(m *testing.M) {
 type hermeticTests struct{ m *testing.M }
 
 func (h hermeticTests) Run() int {
+	// As lab's Main does: the commands run here in-process, and
+	// controller-runtime prints a stack trace when no logger is set.
+	ctrllog.SetLogger(logr.Discard())
 	cleanup, err := labtest.HermeticProcess()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cmd tests:", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // TestScripts runs the learner's command-line flows in testdata/script:
@@ -98,6 +99,8 @@ func setupScript(env *testscript.Env) error {
 		}
 		env.Setenv(name, path)
 	}
+	// Nor does a script's `lab init` leave a build of the checks running.
+	env.Setenv(workspace.BackgroundBuildEnv, "off")
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/operator-lab/lab/content"
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // startInTmux runs `lab start ARGS` in a width×height tmux terminal, with
@@ -17,8 +18,10 @@ import (
 // shows LAB-EXIT=<its exit status> and stays for the test to read.
 func startInTmux(t *testing.T, width, height int, args string) *labtest.Tmux {
 	t.Helper()
-	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s start %s --dir %s; echo LAB-EXIT=$?; sleep 600",
-		t.TempDir(), labBinary(t), args, filepath.Join(t.TempDir(), "ws"))
+	// No background build of the checks: the tmux server's environment
+	// need not be this test binary's.
+	command := fmt.Sprintf("env LAB_STATE_DIR=%s %s=off %s start %s --dir %s; echo LAB-EXIT=$?; sleep 600",
+		t.TempDir(), workspace.BackgroundBuildEnv, labBinary(t), args, filepath.Join(t.TempDir(), "ws"))
 	return labtest.NewTmux(t, width, height, command)
 }
 

@@ -112,9 +112,16 @@ type observation struct {
 
 // observed folds the events of the walkthrough's object (the first one
 // whose phase changes) and of the breaker into what the data describes.
+//
+// The external calls of a reconcile whose status write hit a Conflict are
+// left out: the operator makes that move again from a fresh read (the
+// cache trailed its previous write), so the calls are repeated, and how
+// often depends on the machine's load, not on what the lesson describes.
 func observed(events []observe.Event) observation {
 	o := observation{conditions: map[string][]content.ConditionStep{}}
 	key := ""
+	calls := map[string][]string{} // reconcile ID → its external calls, until it ends
+	conflicted := map[string]bool{}
 	for _, e := range events {
 		if e.Kind == observe.KindPhase && key == "" {
 			key = e.Key
@@ -131,8 +138,17 @@ func observed(events []observe.Event) observation {
 			if prev := o.conditions[c.Type]; len(prev) == 0 || prev[len(prev)-1] != step {
 				o.conditions[c.Type] = append(prev, step)
 			}
-		case e.Kind == observe.KindExternal:
+		case e.Kind == observe.KindExternal && e.ReconcileID == "":
 			o.external = append(o.external, e.ExternalCall().Op)
+		case e.Kind == observe.KindExternal:
+			calls[e.ReconcileID] = append(calls[e.ReconcileID], e.ExternalCall().Op)
+		case e.Kind == observe.KindClient && strings.HasPrefix(e.Verb, "status.") && e.Outcome == observe.OutcomeConflict:
+			conflicted[e.ReconcileID] = true
+		case e.Kind == observe.KindReconcileEnd:
+			if !conflicted[e.ReconcileID] {
+				o.external = append(o.external, calls[e.ReconcileID]...)
+			}
+			delete(calls, e.ReconcileID)
 		case e.Kind == observe.KindWatch && e.Type == observe.WatchDeleted:
 			o.gone = true
 		case e.Kind == observe.KindBackoff:
