@@ -21,8 +21,8 @@ const buildChecksCommand = "build-checks"
 
 // newCmdBuildChecks is the hidden `lab build-checks LAB DIR`: the build
 // `lab init` and `lab start` leave running in the background (see
-// startBackgroundBuild). It prints nothing; a failure is the next
-// check's to report.
+// buildChecksDetached and buildChecksWhile). It prints nothing; a failure
+// is the next check's to report.
 func newCmdBuildChecks() *cobra.Command {
 	return &cobra.Command{
 		Use:    buildChecksCommand + " LAB DIR",

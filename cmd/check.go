@@ -176,13 +176,13 @@ func checkOnEverySave(ctx context.Context, streams *iostreams.IOStreams, ref *wo
 	}
 	fmt.Fprintf(streams.ErrOut, "watching %s for changes (Ctrl-C to stop)\n", displayDir(ref.Dir))
 	for changed := range changes {
-		fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
 		affected := checker.Affected(ref.Lab, ref.Dir, changed, exercises)
 		fmt.Fprintf(streams.ErrOut, "changed: %s\n", describeChanges(changed))
 		if len(affected) == 0 {
 			fmt.Fprintln(streams.ErrOut, "no exercise's code or checks read the changed files: nothing to check again")
 			continue
 		}
+		fmt.Fprintf(streams.Out, "\n%s\n", strings.Repeat("─", 60))
 		if len(affected) < len(exercises) {
 			ids := make([]string, len(affected))
 			for i, e := range affected {
