@@ -16,6 +16,7 @@ import (
 
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/internal/proc"
+	"github.com/operator-lab/lab/labs/workspace"
 )
 
 // markerVar is inherited by every process a case's lab starts.
@@ -62,7 +63,10 @@ func (c *labCase) env(extra ...string) []string {
 	// GOCACHE stays the user's: under the case's XDG_CACHE_HOME it would
 	// be empty, and every check would compile Kubernetes from scratch.
 	return append(env, append([]string{markerVar + "=" + c.marker, "TMPDIR=" + c.tmp,
-		"LAB_STATE_DIR=" + c.stateDir, "XDG_CACHE_HOME=" + c.cacheDir, "GOCACHE=" + goCache, "NO_COLOR=1"}, extra...)...)
+		"LAB_STATE_DIR=" + c.stateDir, "XDG_CACHE_HOME=" + c.cacheDir, "GOCACHE=" + goCache, "NO_COLOR=1",
+		// The suite times each phase of a check: no build of lab's own
+		// in the background may hold the build folder first.
+		workspace.BackgroundBuildEnv + "=off"}, extra...)...)
 }
 
 // command is lab with args, in the case's environment.
