@@ -125,20 +125,11 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	report := &Report{Lab: opts.Lab, Started: time.Now()}
 
 	// Code the policy rejects is graded without being run.
-	found, err := vetWorkspace(opts.Lab, opts.Dir)
+	exercises, refused, err := admitted(opts.Lab, opts.Dir, exercises)
 	if err != nil {
 		return nil, err
 	}
-	blocked := rejected(opts.Lab, exercises, found)
-	var toRun []*labs.Exercise
-	for _, e := range exercises {
-		if vs := blocked[e]; vs != nil {
-			report.Results = append(report.Results, policyResult(e, vs))
-		} else {
-			toRun = append(toRun, e)
-		}
-	}
-	exercises = toRun
+	report.Results = append(report.Results, refused...)
 
 	build, err := NewBuild(ctx, opts.Lab, opts.Dir, ForChecks, checkFiles(exercises), func() {
 		if opts.Log != nil {
@@ -162,14 +153,16 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 
 	env := GoEnv(opts.Kubeconfig, opts.Env)
 	paths := build.paths
-	for _, g := range groupsOf(exercises, opts.Timeout, opts.Race) {
-		runs, stderr, runErr := runGroup(ctx, opts.Lab, build.Dir, build.BinDir, g, env)
-		if ctx.Err() != nil {
-			return nil, interrupted(ctx)
-		}
-		explainFailedBuilds(runs)
+	groups := groupsOf(exercises, opts.Timeout, opts.Race)
+	outcomes := runGroups(ctx, opts.Lab, build.Dir, build.BinDir, groups, env)
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx)
+	}
+	for i, g := range groups {
+		o := outcomes[i]
+		explainFailedBuilds(o.runs)
 		for _, e := range g.exercises {
-			res := interpret(e, runs[opts.Lab.Module+"/"+e.Package], runs[""], stderr, runErr, paths)
+			res := interpret(e, o.runs[opts.Lab.Module+"/"+e.Package], o.runs[""], o.stderr, o.err, paths)
 			report.Results = append(report.Results, res)
 		}
 	}

@@ -241,26 +241,31 @@ func policyResult(e *labs.Exercise, vs []violation) *Result {
 	return &Result{Exercise: e, Status: StatusError, Reason: err.Error(), Output: err.Details()}
 }
 
-// rejected returns, for each of the exercises checked, the violations
-// that keep it from being checked: those in its own package, and those in
-// packages of the learner's that are no exercise's (any exercise may
-// import them).
-func rejected(lab *labs.Lab, exercises []*labs.Exercise, byPackage map[string][]violation) map[*labs.Exercise][]violation {
+// admitted applies the policy to the workspace and splits the exercises
+// to check: those it lets run, and the grades of those it does not. An
+// exercise is refused for violations in its own package and in packages of
+// the learner's that are no exercise's (any exercise may import them).
+func admitted(lab *labs.Lab, dir string, exercises []*labs.Exercise) (toRun []*labs.Exercise, refused []*Result, err error) {
+	byPackage, err := vetWorkspace(lab, dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	own := map[string]bool{}
 	for _, e := range lab.Exercises {
 		own[e.Package] = true
 	}
 	var shared []violation
-	for pkg, vs := range byPackage {
+	for _, pkg := range slices.Sorted(maps.Keys(byPackage)) {
 		if !own[pkg] {
-			shared = append(shared, vs...)
+			shared = append(shared, byPackage[pkg]...)
 		}
 	}
-	out := map[*labs.Exercise][]violation{}
 	for _, e := range exercises {
 		if vs := append(slices.Clone(byPackage[e.Package]), shared...); len(vs) > 0 {
-			out[e] = vs
+			refused = append(refused, policyResult(e, vs))
+		} else {
+			toRun = append(toRun, e)
 		}
 	}
-	return out
+	return toRun, refused, nil
 }

@@ -97,6 +97,9 @@ type group struct {
 	timeouts  map[*labs.Exercise]time.Duration
 }
 
+// groupsOf groups the exercises by their race flag, the race group first:
+// checks under the race detector run longest, and a group built first runs
+// first while the next one builds.
 func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []group {
 	var gs []group
 	for _, e := range exercises {
@@ -112,29 +115,67 @@ func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []gr
 			gs[i].timeouts[e] = timeout
 		}
 	}
+	slices.SortStableFunc(gs, func(a, b group) int {
+		if a.race == b.race {
+			return 0
+		}
+		if a.race {
+			return -1
+		}
+		return 1
+	})
 	return gs
 }
 
-// runGroup builds the test binaries of one group with `go test -c` and runs
-// them through test2json, returning what was said per package import path
-// and the go command's own stderr.
-//
-// Building with -c into binDir, which outlives the build folder, matters
-// for speed: `go test -c` leaves a binary that is already up to date alone,
-// so a check of unchanged code skips linking (the biggest cost of a warm
-// check), which `go test` would redo every time. What runs are immutable
-// copies of them, made before any of them ran (sealedBinaries).
-func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string) (map[string]*packageRun, string, error) {
-	var stderr boundedText
-	runs, err := buildGroup(ctx, buildDir, binDir, g, env, &stderr)
-	if err != nil {
-		return runs, stderr.String(), err
-	}
+// groupOutcome is what building and running one group's checks gave:
+// what was said per package import path, the go command's own stderr, and
+// the error that kept them from building or running.
+type groupOutcome struct {
+	runs   map[string]*packageRun
+	stderr string
+	err    error
+}
 
+// runGroups builds the groups' test binaries one group at a time (two go
+// commands at once would only slow each other on a small machine) and runs
+// each group's binaries as soon as they are built, every group's sharing
+// one pool of as many runs at once as there are CPUs: a group's build
+// overlaps the runs of the groups before it.
+func runGroups(ctx context.Context, lab *labs.Lab, buildDir, binDir string, groups []group, env []string) []groupOutcome {
+	outcomes := make([]groupOutcome, len(groups))
+	slots := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	previousBuilt := make(chan struct{})
+	close(previousBuilt)
+	for i, g := range groups {
+		built := make(chan struct{})
+		wg.Add(1)
+		go func(previousBuilt <-chan struct{}) {
+			defer wg.Done()
+			<-previousBuilt
+			var stderr boundedText
+			runs, err := buildGroup(ctx, buildDir, binDir, g, env, &stderr)
+			close(built)
+			if err == nil {
+				err = runBuilt(ctx, lab, buildDir, binDir, g, env, slots, runs, &stderr)
+			}
+			outcomes[i] = groupOutcome{runs: runs, stderr: stderr.String(), err: err}
+		}(previousBuilt)
+		previousBuilt = built
+	}
+	wg.Wait()
+	return outcomes
+}
+
+// runBuilt runs the test binaries of one built group through test2json,
+// each holding a slot while it runs, and adds what they said to runs. What
+// runs are immutable copies of the binaries, made before any of them ran
+// (sealedBinaries).
+func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string, slots chan struct{}, runs map[string]*packageRun, stderr *boundedText) error {
 	// Each binary writes its record into a folder of this run's.
 	recordDir, err := os.MkdirTemp("", "lab-check-records-")
 	if err != nil {
-		return runs, stderr.String(), fmt.Errorf("create the checks' record folder: %w", err)
+		return fmt.Errorf("create the checks' record folder: %w", err)
 	}
 	defer os.RemoveAll(recordDir)
 	var toRun []*labs.Exercise
@@ -152,17 +193,15 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	}
 	sealed, err := sealBinaries(binDir, names)
 	if err != nil {
-		return runs, stderr.String(), err
+		return err
 	}
 	defer sealed.close()
 	defer sealed.verifyBuilt()
 
-	// Run the binaries, as many at once as there are CPUs.
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
-		slots    = make(chan struct{}, runtime.NumCPU())
 	)
 	for i, e := range toRun {
 		pkg := lab.Module + "/" + e.Package
@@ -218,12 +257,17 @@ func runGroup(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 		}()
 	}
 	wg.Wait()
-	return runs, stderr.String(), firstErr
+	return firstErr
 }
 
 // buildGroup builds the test binaries of one group into binDir with
 // `go test -c`, returning what the go command said per package; its
 // stderr goes to stderr.
+//
+// Building with -c into binDir, which outlives the build folder, matters
+// for speed: `go test -c` leaves a binary that is already up to date alone,
+// so a check of unchanged code skips linking (the biggest cost of a warm
+// check), which `go test` would redo every time.
 func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []string, stderr *boundedText) (map[string]*packageRun, error) {
 	// Without the symbol table and DWARF the link is shorter; stack
 	// traces and the race detector's reports keep their file:line, which

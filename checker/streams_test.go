@@ -221,6 +221,9 @@ func TestRaceExercisesBuildWithTheRaceDetector(t *testing.T) {
 	if len(gs) != 2 {
 		t.Fatalf("%d groups, want one with the race detector and one without", len(gs))
 	}
+	if !gs[0].race {
+		t.Error("the group without the race detector comes first; the race group's slower runs should start first")
+	}
 	for _, g := range gs {
 		if got := slices.Contains(g.exercises, breaker); got != g.race {
 			t.Errorf("group race=%v holds the breaker exercise: %v", g.race, got)

@@ -14,16 +14,9 @@ import (
 // meanwhile waits for it, then finds the work done. Code the policy
 // rejects is not built, as Check would not build it.
 func Warm(ctx context.Context, lab *labs.Lab, dir string) error {
-	found, err := vetWorkspace(lab, dir)
+	exercises, _, err := admitted(lab, dir, lab.Exercises)
 	if err != nil {
 		return err
-	}
-	blocked := rejected(lab, lab.Exercises, found)
-	var exercises []*labs.Exercise
-	for _, e := range lab.Exercises {
-		if blocked[e] == nil {
-			exercises = append(exercises, e)
-		}
 	}
 	build, err := NewBuild(ctx, lab, dir, ForChecks, checkFiles(exercises), nil)
 	if err != nil {

@@ -7,11 +7,51 @@ import (
 	"github.com/operator-lab/lab/observe"
 )
 
-// quietBeforeDone is how long nothing may happen to an object before a
-// controller counts as done with it: time for the watch to bring a change
-// (the check's own, or the controller's writes) as a queue add, even on a
-// loaded machine.
-const quietBeforeDone = 3 * time.Second
+// How long nothing may happen to an object before a controller counts as
+// done with it: time for the watch to bring a change (the check's own, or
+// the controller's writes) as a queue add. It is quietPerLag times the
+// slowest such delivery seen in this process, within [minQuiet, maxQuiet];
+// maxQuiet until one was seen. A loaded machine shows in the lags, so the
+// wait grows with it.
+const (
+	minQuiet    = time.Second
+	maxQuiet    = 3 * time.Second
+	quietPerLag = 3
+	// lagSampleLimit bounds what counts as a delivery: an add later than
+	// this after a reconcile ended is another change's, not its writes'.
+	lagSampleLimit = 10 * time.Second
+)
+
+// quietBeforeDone is the quiet time the events of every object justify.
+// A watch add that follows a reconcile's end, before the next get of the
+// same object, is the delivery of what the reconcile wrote: the time
+// between is a watch lag (an add that came while it ran was quicker still).
+func quietBeforeDone(all []observe.Event) time.Duration {
+	ended := map[string]time.Time{} // key → end of its last reconcile, until the next get
+	var slowest time.Duration
+	seen := false
+	for _, e := range all {
+		switch e.Kind {
+		case observe.KindReconcileEnd:
+			ended[e.Key] = e.Time
+		case observe.KindQueueGet:
+			delete(ended, e.Key)
+		case observe.KindQueueAdd:
+			end, ok := ended[e.Key]
+			if !ok {
+				continue
+			}
+			delete(ended, e.Key)
+			if lag := e.Time.Sub(end); lag <= lagSampleLimit {
+				slowest, seen = max(slowest, lag), true
+			}
+		}
+	}
+	if !seen {
+		return maxQuiet
+	}
+	return min(max(quietPerLag*slowest, minQuiet), maxQuiet)
+}
 
 // DoneWith returns, for checkkit.EventuallyUnless, the evidence that the
 // observed controller will do nothing more with key ("namespace/name")
@@ -30,12 +70,14 @@ const quietBeforeDone = 3 * time.Second
 func (o *Observer) DoneWith(key string, repeatedErrors int) func(deadline time.Time) string {
 	since := time.Now()
 	return func(deadline time.Time) string {
-		return doneWith(ForKey(o.Events(), key), since, time.Now(), deadline, repeatedErrors)
+		all := o.Events()
+		return doneWith(ForKey(all, key), quietBeforeDone(all), since, time.Now(), deadline, repeatedErrors)
 	}
 }
 
-// doneWith is DoneWith's judgement over the events of one key.
-func doneWith(events []observe.Event, since, now, deadline time.Time, repeatedErrors int) string {
+// doneWith is DoneWith's judgement over the events of one key, after quiet
+// without any.
+func doneWith(events []observe.Event, quiet time.Duration, since, now, deadline time.Time, repeatedErrors int) string {
 	var (
 		ends     []observe.Event // reconcile ends
 		inFlight bool
@@ -73,7 +115,7 @@ func doneWith(events []observe.Event, since, now, deadline time.Time, repeatedEr
 			return fmt.Sprintf("the controller is stuck: its last %d reconciles of it failed with the same error (%s)", n, end.Brief())
 		}
 	}
-	if inFlight || now.Sub(last) < quietBeforeDone {
+	if inFlight || now.Sub(last) < quiet {
 		return ""
 	}
 	if len(pending) == 0 {

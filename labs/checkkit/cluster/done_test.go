@@ -74,9 +74,44 @@ func TestDoneWith(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := doneWith(c.events, since, at(c.now), deadline, c.repeated)
+			got := doneWith(c.events, maxQuiet, since, at(c.now), deadline, c.repeated)
 			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 				t.Errorf("doneWith = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestQuietBeforeDoneFollowsTheSlowestWatchDelivery(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	ev := func(ms int, kind observe.Kind, key string) observe.Event {
+		return observe.Event{Time: t0.Add(time.Duration(ms) * time.Millisecond), Kind: kind, Key: key}
+	}
+	cases := []struct {
+		name   string
+		events []observe.Event
+		want   time.Duration
+	}{
+		{"no delivery seen yet", []observe.Event{ev(0, observe.KindQueueAdd, "a"), ev(1, observe.KindQueueGet, "a"), ev(5, observe.KindReconcileEnd, "a")}, maxQuiet},
+		{"quick deliveries: the floor", []observe.Event{ev(5, observe.KindReconcileEnd, "a"), ev(25, observe.KindQueueAdd, "a")}, minQuiet},
+		{"the slowest, three times", []observe.Event{
+			ev(5, observe.KindReconcileEnd, "a"), ev(25, observe.KindQueueAdd, "a"), ev(30, observe.KindQueueGet, "a"),
+			ev(40, observe.KindReconcileEnd, "a"), ev(640, observe.KindQueueAdd, "a"),
+			ev(50, observe.KindReconcileEnd, "b"), ev(150, observe.KindQueueAdd, "b"),
+		}, 1800 * time.Millisecond},
+		{"a slow machine: the ceiling", []observe.Event{ev(5, observe.KindReconcileEnd, "a"), ev(2005, observe.KindQueueAdd, "a")}, maxQuiet},
+		{"an add after the next get is no delivery", []observe.Event{
+			ev(5, observe.KindReconcileEnd, "a"), ev(10, observe.KindQueueGet, "a"), ev(900, observe.KindQueueAdd, "a"),
+		}, maxQuiet},
+		{"requeues are no deliveries", []observe.Event{
+			ev(5, observe.KindReconcileEnd, "a"), ev(6, observe.KindQueueAddAfter, "a"), ev(7, observe.KindQueueAddRateLimited, "a"),
+		}, maxQuiet},
+		{"an add long after is another change's", []observe.Event{ev(5, observe.KindReconcileEnd, "a"), ev(60005, observe.KindQueueAdd, "a")}, maxQuiet},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := quietBeforeDone(c.events); got != c.want {
+				t.Errorf("quietBeforeDone = %s, want %s", got, c.want)
 			}
 		})
 	}

@@ -159,7 +159,8 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	// rounds below, so a Reconcile that asks at time.Now shows. And never
 	// one per second: a fixed RequeueAfter of 1s is not the limiter's delay.
 	perSecond := checkkit.Pick(0.4, 0.5)
-	r := &ratelimit.Reconciler{Client: c, System: system, Limiter: ratelimit.New(perSecond, burst), Now: func() time.Time { return t0 }}
+	tracked, activity := cluster.Track(c)
+	r := &ratelimit.Reconciler{Client: tracked, System: system, Limiter: ratelimit.New(perSecond, burst), Now: func() time.Time { return t0 }}
 
 	n := burst + 3
 	var reqs []ctrl.Request
@@ -172,15 +173,30 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	}
 	results := make([]ctrl.Result, n)
 	errs := make([]error, n)
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		returned atomic.Int32
+	)
+	activity.Touch() // the quiet counts from here, not from before the creates
 	for i, req := range reqs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			results[i], errs[i] = r.Reconcile(ctx, req)
+			returned.Add(1)
+			activity.Touch()
 		}()
 	}
-	wg.Wait()
+	allReturned := make(chan struct{})
+	go func() { wg.Wait(); close(allReturned) }()
+	// A Reconcile that is still running once nothing has been asked of the
+	// API server for a while is waiting for the limiter: no need to wait
+	// for it to wake up (seconds, at these rates) to say so.
+	const stallAfter = 1500 * time.Millisecond
+	if !activity.WaitOrStall(allReturned, stallAfter) {
+		waiting := n - int(returned.Load())
+		checkkit.Expect(t, "%d external calls at once and %d reconciles returning RequeueAfter", fmt.Sprintf("%d calls, and %d of the %d reconciles still running %s after their last call to the API server (a worker that waits for the limiter blocks instead of requeueing)", provisions(system), waiting, n, stallAfter), burst, n-burst)
+	}
 	calls, requeued := provisions(system), 0
 	for i := range n {
 		if errs[i] != nil {
