@@ -51,6 +51,9 @@ type Options struct {
 	// Log, when set, is told what the check is waiting for (another check
 	// of the same workspace holding its build folder).
 	Log io.Writer
+	// Points is what each exercise (by id) is worth in the score
+	// (workspace.Points); nil: its lab.yaml points.
+	Points map[string]int
 }
 
 // Report is the outcome of one check.
@@ -61,6 +64,30 @@ type Report struct {
 	Duration time.Duration
 	// BuildDir is the private build folder, when it was kept.
 	BuildDir string
+}
+
+// Score is what the checked exercises earned, of what they are worth.
+func (r *Report) Score() (earned, possible int) {
+	for _, res := range r.Results {
+		earned += res.Score
+		possible += res.Points
+	}
+	return earned, possible
+}
+
+// score sets what each result is worth (points by exercise id, else its
+// lab.yaml points) and earned: all of it for a pass, none otherwise.
+func score(results []*Result, points map[string]int) {
+	for _, r := range results {
+		r.Points = r.Exercise.Points
+		if n, ok := points[r.Exercise.ID]; ok {
+			r.Points = n
+		}
+		r.Score = 0
+		if r.Status == StatusPass {
+			r.Score = r.Points
+		}
+	}
 }
 
 // Passed reports whether every checked exercise passed.
@@ -90,6 +117,9 @@ type Result struct {
 	// plane stopped answering): the status is error, and Record keeps the
 	// exercise's previous grade.
 	Ungraded bool
+	// Points is what the exercise is worth; Score what it earned: all of
+	// them when it passed, none otherwise.
+	Points, Score int
 
 	ran bool // the checks' test binary ran (it built)
 }
@@ -184,6 +214,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	report.Results = ordered
+	score(report.Results, opts.Points)
 	report.Duration = time.Since(report.Started)
 	return report, nil
 }

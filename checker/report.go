@@ -40,6 +40,7 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 		if res.Duration > 0 {
 			fmt.Fprintf(&b, " (%s)", res.Duration.Round(100*time.Millisecond))
 		}
+		b.WriteString(say.Textf(" · %d/%d points", res.Score, res.Points))
 		b.WriteString("\n")
 		if res.Status == StatusPass {
 			passed++
@@ -62,6 +63,8 @@ func (r *Report) WriteHuman(w io.Writer, opts HumanOptions) error {
 		b.WriteString("\n")
 	}
 	b.WriteString(say.Textf("\n%d of %d passed in %s.\n", passed, len(r.Results), r.Duration.Round(100*time.Millisecond)))
+	earned, possible := r.Score()
+	b.WriteString(say.Textf("Score: %d of %d points.\n", earned, possible))
 	if r.BuildDir != "" {
 		b.WriteString(say.Textf("Build folder kept at %s\n", r.BuildDir))
 	}
@@ -211,22 +214,25 @@ func (r *Report) WriteExercism(w io.Writer) error {
 }
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Time     float64      `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitTotals
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     float64     `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name string `xml:"name,attr"`
+	junitTotals
+	Cases []junitCase `xml:"testcase"`
+}
+
+// junitTotals are what a suite and the whole say of their cases.
+type junitTotals struct {
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Time       float64          `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
 }
 
 type junitCase struct {
@@ -242,9 +248,25 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes JUnit XML: one suite per exercise, one case per check.
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value int    `xml:"value,attr"`
+}
+
+// scoreProperties are the JUnit properties of a score: "score", what was
+// earned, and "points", what it was worth.
+func scoreProperties(earned, possible int) *junitProperties {
+	return &junitProperties{Property: []junitProperty{{Name: "score", Value: earned}, {Name: "points", Value: possible}}}
+}
+
+// WriteJUnit writes JUnit XML: one suite per exercise, one case per check,
+// with the score as properties of each suite and of the whole.
 func (r *Report) WriteJUnit(w io.Writer) error {
-	suites := junitSuites{Name: "lab " + r.Lab.ID, Time: r.Duration.Seconds()}
+	suites := junitSuites{Name: "lab " + r.Lab.ID, junitTotals: junitTotals{Time: r.Duration.Seconds()}}
 	for _, test := range r.Exercism().Tests {
 		var e *labs.Exercise
 		for _, res := range r.Results {
@@ -273,9 +295,11 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		for i := range suites.Suites {
 			if suites.Suites[i].Name == r.Lab.ID+"/"+res.Exercise.ID {
 				suites.Suites[i].Time = res.Duration.Seconds()
+				suites.Suites[i].Properties = scoreProperties(res.Score, res.Points)
 			}
 		}
 	}
+	suites.Properties = scoreProperties(r.Score())
 	for _, s := range suites.Suites {
 		suites.Tests += s.Tests
 		suites.Failures += s.Failures

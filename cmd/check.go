@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-lab/lab/checker"
+	"github.com/operator-lab/lab/internal/classroom"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
@@ -29,7 +30,10 @@ type CheckOptions struct {
 	JSON     bool
 	Results  string
 	JUnit    string
-	Watch    bool
+	// ClassroomOutput is a file the exercises' results for GitHub
+	// Classroom are added to ($GITHUB_OUTPUT in a workflow).
+	ClassroomOutput string
+	Watch           bool
 	// Lang is the --lang value, replaced by the language it chooses.
 	Lang string
 	// KeepBuild keeps the private build folder, for debugging a check.
@@ -73,6 +77,7 @@ The exit status is 0 only when every checked exercise passes.`,
 	f.BoolVar(&opts.JSON, "json", false, "print Exercism results.json (v3) instead of the report")
 	f.StringVar(&opts.Results, "results", "", "also write results.json to `FILE`")
 	f.StringVar(&opts.JUnit, "junit", "", "also write JUnit XML to `FILE`")
+	f.StringVar(&opts.ClassroomOutput, "classroom-output", "", "also add each exercise's result for GitHub Classroom to `FILE` (a workflow's $GITHUB_OUTPUT; see lab classroom init)")
 	f.BoolVar(&opts.Watch, "watch", false, "check again on every save")
 	f.BoolVar(&opts.KeepBuild, "keep-build", false, "keep the private build folder and print where it is")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "use this control plane (lab's CRDs installed) instead of finding or starting one")
@@ -92,8 +97,11 @@ func (o *CheckOptions) validate() error {
 	if o.JSON && o.Watch {
 		return errors.New("--json prints one results.json and --watch a report per save: use --watch with --results FILE instead")
 	}
+	if o.ClassroomOutput != "" && o.Watch {
+		return errors.New("--classroom-output is for one graded run in CI: leave out --watch")
+	}
 	// A report file that cannot be written must not cost a whole check.
-	for _, f := range []struct{ flag, path string }{{"--results", o.Results}, {"--junit", o.JUnit}} {
+	for _, f := range []struct{ flag, path string }{{"--results", o.Results}, {"--junit", o.JUnit}, {"--classroom-output", o.ClassroomOutput}} {
 		if f.path == "" {
 			continue
 		}
@@ -221,12 +229,16 @@ func checkOnce(ctx context.Context, opts *CheckOptions, ref *workspace.Ref, exer
 	if notice != "" {
 		fmt.Fprintf(streams.ErrOut, "lab: %s\n", notice)
 	}
+	points, err := workspace.Points(ref.Lab, ref.Dir)
+	if err != nil {
+		return false, err
+	}
 	if !opts.JSON {
 		fmt.Fprintf(streams.ErrOut, "checking %s …\n", displayDir(ref.Dir))
 	}
 	report, err := checker.Check(ctx, checker.Options{
 		Lab: ref.Lab, Dir: ref.Dir, Exercises: exercises, Kubeconfig: kubeconfig, KeepBuildDir: opts.KeepBuild,
-		Log: streams.ErrOut,
+		Log: streams.ErrOut, Points: points,
 	})
 	if err != nil {
 		return false, err
@@ -250,6 +262,12 @@ func checkOnce(ctx context.Context, opts *CheckOptions, ref *workspace.Ref, exer
 	}
 	if opts.JUnit != "" {
 		errs = append(errs, writeReportFile(opts.JUnit, report.WriteJUnit))
+	}
+	if opts.ClassroomOutput != "" {
+		// Added to, not replaced: a workflow's output file holds every step's.
+		errs = append(errs, writeReportFileWith(opts.ClassroomOutput, os.O_WRONLY|os.O_CREATE|os.O_APPEND, func(w io.Writer) error {
+			return classroom.WriteOutputs(w, report)
+		}))
 	}
 	return report.Passed(), errors.Join(errs...)
 }
@@ -287,7 +305,12 @@ func checkWritable(name string) error {
 }
 
 func writeReportFile(name string, write func(io.Writer) error) error {
-	f, err := os.Create(name)
+	return writeReportFileWith(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, write)
+}
+
+// writeReportFileWith is writeReportFile with os.OpenFile's flags.
+func writeReportFileWith(name string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(name, flag, 0o644)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}

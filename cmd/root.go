@@ -248,6 +248,7 @@ for the controller-runtime lessons 3.1 and 4.4.`,
 		NewCmdInit(streams, nil), NewCmdList(streams, nil), NewCmdCheck(streams, nil), NewCmdHint(streams, nil),
 		NewCmdSolution(streams, nil), NewCmdReset(streams, nil), NewCmdClean(streams, nil),
 		NewCmdSetup(streams, nil), NewCmdEnv(streams), NewCmdDoctor(streams, nil), NewCmdVersion(streams, nil),
+		NewCmdClassroom(streams, nil),
 	)
 	root.AddCommand(newCmdBuildChecks())
 	root.AddCommand(testCommands...)

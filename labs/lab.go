@@ -171,6 +171,10 @@ type Exercise struct {
 	Timeout Duration `json:"timeout"`
 	// Race runs the checks with the race detector.
 	Race bool `json:"race"`
+	// Points are what passing the exercise is worth in a score (the
+	// report's, JUnit's, a classroom's); a workspace's classroom file may
+	// weigh it otherwise (workspace.ClassroomFile).
+	Points int `json:"points"`
 
 	// Number is the exercise's 1-based position in its lab.
 	Number int `json:"-"`

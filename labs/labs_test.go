@@ -127,6 +127,7 @@ exercises:
     files: [one/one.go]
     checks: [one/one_check_test.go]
     timeout: 30s
+    points: 5
     hints:
       en: [a, b]
       ru: [а, б]
@@ -161,6 +162,9 @@ func TestLoadValidates(t *testing.T) {
 		{"future schema", func(m fstest.MapFS) {
 			m["lab.yaml"].Data = []byte(strings.Replace(string(m["lab.yaml"].Data), "schemaVersion: 1", "schemaVersion: 2", 1))
 		}, "schemaVersion is 2"},
+		{"no points", func(m fstest.MapFS) {
+			m["lab.yaml"].Data = []byte(strings.Replace(string(m["lab.yaml"].Data), "    points: 5\n", "", 1))
+		}, "points must be at least 1"},
 		{"numeric exercise id", func(m fstest.MapFS) {
 			m["lab.yaml"].Data = []byte(strings.Replace(string(m["lab.yaml"].Data), "id: one", "id: \"7\"", 1))
 		}, "must be a word"},

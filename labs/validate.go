@@ -73,6 +73,9 @@ func (l *Lab) validate() error {
 		if e.Timeout.Duration <= 0 {
 			fail("%s: timeout is required", who)
 		}
+		if e.Points < 1 {
+			fail("%s: points must be at least 1", who)
+		}
 		if len(e.Files) == 0 || len(e.Checks) == 0 {
 			fail("%s: needs files and checks", who)
 		}

@@ -109,12 +109,7 @@ func inspectKeys(f *ast.File, path string, texts, counts map[string]string) {
 			if i >= len(call.Args) {
 				return "", false
 			}
-			b, ok := call.Args[i].(*ast.BasicLit)
-			if !ok || b.Kind != token.STRING {
-				return "", false
-			}
-			s, err := strconv.Unquote(b.Value)
-			return s, err == nil
+			return stringConstant(call.Args[i])
 		}
 		switch sel.Sel.Name {
 		case "Text", "Textf", "Mark":
@@ -134,6 +129,29 @@ func inspectKeys(f *ast.File, path string, texts, counts map[string]string) {
 		}
 		return true
 	})
+}
+
+// stringConstant is the value of a string literal, or of literals joined
+// with + (a long text written over several lines).
+func stringConstant(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, okX := stringConstant(e.X)
+		y, okY := stringConstant(e.Y)
+		return x + y, okX && okY
+	case *ast.ParenExpr:
+		return stringConstant(e.X)
+	}
+	return "", false
 }
 
 var verb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)

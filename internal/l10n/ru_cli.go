@@ -9,12 +9,15 @@ var russianCLI = map[string]string{
 	"grade|error":                "ошибка",
 	"error":                      "ошибка",
 	"\n%d of %d passed in %s.\n": "\nПройдено %d из %d за %s.\n",
+	"Score: %d of %d points.\n":  "Баллы: %d из %d.\n",
+	" · %d/%d points":            " · баллы: %d/%d",
 	"Build folder kept at %s\n":  "Папка сборки сохранена: %s\n",
 	"    hint %d/%d: %s\n":       "    подсказка %d/%d: %s\n",
 	"    hint %d/%d (lab hint: the next one): %s\n": "    подсказка %d/%d (lab hint — следующая): %s\n",
 
 	// labs/workspace: the README's first line.
 	"Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.": "Проверка: `lab check`. Подсказка: `lab hint`. Прогресс: `lab list`.",
+	"## Handing in your work\n\nThe workspace is a Git repository's worth of files, ready to push as it is:\n\n    git init && git add . && git commit -m \"my work\"\n    git remote add origin <your repository's URL> && git push -u origin HEAD\n\n.gitignore leaves out lab's own state (.lab/) and report files. In a class\nthat grades with GitHub Classroom, `lab classroom init` adds the workflow\nthat grades every push (.github/workflows/classroom.yml) and classroom.yaml,\nwhat each exercise is worth; push them too. Every push is then graded by the\nsame checks as `lab check`.\n": "## Как сдать работу\n\nРабочая папка — готовый Git-репозиторий: отправляйте её как есть.\n\n    git init && git add . && git commit -m \"моя работа\"\n    git remote add origin <адрес вашего репозитория> && git push -u origin HEAD\n\n.gitignore не пускает в репозиторий состояние lab (.lab/) и файлы отчётов.\nЕсли курс проверяет работы через GitHub Classroom, `lab classroom init`\nдобавит workflow, который проверяет каждый push (.github/workflows/classroom.yml),\nи classroom.yaml — сколько баллов стоит каждое упражнение; отправьте и их.\nКаждый push проверяется теми же проверками, что и `lab check`.\n",
 
 	// content: what lab adds to a lesson.
 	"Sections": "Разделы",

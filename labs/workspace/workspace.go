@@ -72,21 +72,9 @@ func Create(lab *labs.Lab, dir, lang string) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Created{Dir: abs}
-	for _, f := range files {
-		target := filepath.Join(abs, filepath.FromSlash(f.path))
-		if _, err := os.Lstat(target); err == nil {
-			out.Kept = append(out.Kept, f.path)
-			continue
-		}
-		content, err := f.content()
-		if err != nil {
-			return nil, err
-		}
-		if err := writeFileAtomic(target, content, 0o644); err != nil {
-			return nil, err
-		}
-		out.Written = append(out.Written, f.path)
+	out, err := AddMissing(abs, files)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(ProgressPath(abs)); errors.Is(err, fs.ErrNotExist) {
 		if err := SaveProgress(abs, NewProgress(lab.ID)); err != nil {
@@ -96,50 +84,100 @@ func Create(lab *labs.Lab, dir, lang string) (*Created, error) {
 	return out, nil
 }
 
-type initialFile struct {
-	path    string
-	content func() ([]byte, error)
+// NewFile is a file lab adds to a workspace; Path is relative, with
+// slashes.
+type NewFile struct {
+	Path    string
+	Content func() ([]byte, error)
+}
+
+// AddMissing writes those of files that the workspace at dir does not
+// have yet, and leaves the others as they are.
+func AddMissing(dir string, files []NewFile) (*Created, error) {
+	out := &Created{Dir: dir}
+	for _, f := range files {
+		target := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if _, err := os.Lstat(target); err == nil {
+			out.Kept = append(out.Kept, f.Path)
+			continue
+		}
+		content, err := f.Content()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(target, content, 0o644); err != nil {
+			return nil, err
+		}
+		out.Written = append(out.Written, f.Path)
+	}
+	return out, nil
 }
 
 // initialFiles lists every file a fresh workspace holds, in writing order.
-func initialFiles(lab *labs.Lab, lang string) ([]initialFile, error) {
+func initialFiles(lab *labs.Lab, lang string) ([]NewFile, error) {
 	mod, err := Pinned(lab.Module)
 	if err != nil {
 		return nil, err
 	}
-	files := []initialFile{
+	files := []NewFile{
 		{"go.mod", func() ([]byte, error) { return mod.GoMod, nil }},
 		{"go.sum", func() ([]byte, error) { return mod.GoSum, nil }},
 		{"README.md", func() ([]byte, error) { return []byte(Readme(lab, lang)), nil }},
-		{".gitignore", func() ([]byte, error) { return []byte(StateDir + "/\n"), nil }},
+		{".gitignore", func() ([]byte, error) { return []byte(gitignore), nil }},
 	}
 	for _, f := range lab.SharedFiles() {
-		files = append(files, initialFile{f, func() ([]byte, error) { return lab.SharedFile(f) }})
+		files = append(files, NewFile{f, func() ([]byte, error) { return lab.SharedFile(f) }})
 	}
 	manifests, err := lab.CRDManifests()
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range manifests {
-		files = append(files, initialFile{path.Join("config/crd", m.Name), func() ([]byte, error) { return m.Data, nil }})
+		files = append(files, NewFile{path.Join("config/crd", m.Name), func() ([]byte, error) { return m.Data, nil }})
 	}
 	for _, e := range lab.Exercises {
 		for _, f := range e.Files {
-			files = append(files, initialFile{f, func() ([]byte, error) { return e.Starter(f) }})
+			files = append(files, NewFile{f, func() ([]byte, error) { return e.Starter(f) }})
 		}
 	}
 	return files, nil
 }
 
-// Readme is the workspace's README: every exercise's instructions in lang.
+// gitignore is the workspace's .gitignore: the workspace is the learner's
+// to push as it is, but for lab's state and the reports a check may write.
+const gitignore = `# This workspace is yours to push as it is (git init, git add ., git commit,
+# git push): lab check grades a fresh clone of it the same way.
+# lab's own state on this machine (grades, hints shown): not part of the work.
+` + StateDir + `/
+# Reports lab check writes with --results, --junit or in a classroom's CI.
+results.json
+junit.xml
+`
+
+// Readme is the workspace's README: every exercise's instructions in lang,
+// and how to hand the work in.
 func Readme(lab *labs.Lab, lang string) string {
+	say := l10n.For(lang)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# lab %s — %s\n\n", lab.ID, lab.Title.In(lang))
-	b.WriteString(l10n.For(lang).Text("Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.") + "\n\n")
+	b.WriteString(say.Text("Check your work with `lab check`; stuck? `lab hint`; progress: `lab list`.") + "\n\n")
 	for _, e := range lab.Exercises {
 		b.WriteString(strings.TrimSpace(e.Instructions(lang)))
 		b.WriteString("\n\n")
 	}
+	b.WriteString(say.Text(
+		"## Handing in your work\n" +
+			"\n" +
+			"The workspace is a Git repository's worth of files, ready to push as it is:\n" +
+			"\n" +
+			"    git init && git add . && git commit -m \"my work\"\n" +
+			"    git remote add origin <your repository's URL> && git push -u origin HEAD\n" +
+			"\n" +
+			".gitignore leaves out lab's own state (.lab/) and report files. In a class\n" +
+			"that grades with GitHub Classroom, `lab classroom init` adds the workflow\n" +
+			"that grades every push (.github/workflows/classroom.yml) and classroom.yaml,\n" +
+			"what each exercise is worth; push them too. Every push is then graded by the\n" +
+			"same checks as `lab check`.\n"))
 	return b.String()
 }
 
