@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/checkkit"
+	"github.com/operator-lab/lab/labs/checkkit/cluster"
 	"github.com/operator-lab/lab/labs/workspace"
 )
 
@@ -54,6 +56,9 @@ type Options struct {
 	// Points is what each exercise (by id) is worth in the score
 	// (workspace.Points); nil: its lab.yaml points.
 	Points map[string]int
+	// Learner is who the check is for: the checks label what they create
+	// in the cluster with it (checkkit.LearnerLabel).
+	Learner string
 }
 
 // Report is the outcome of one check.
@@ -181,7 +186,15 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 		defer os.RemoveAll(build.Dir)
 	}
 
-	env := GoEnv(opts.Kubeconfig, opts.Env)
+	// The run's id goes on every namespace its checks make; when the run
+	// ends, whatever a check binary that died left is deleted by it.
+	runID := checkkit.LabelValue(checkkit.Name("run"))
+	defer func() {
+		if err := deleteRun(opts.Kubeconfig, runID); err != nil && opts.Log != nil {
+			fmt.Fprintf(opts.Log, "lab: %v\n", err)
+		}
+	}()
+	env := GoEnv(opts.Kubeconfig, append(slices.Clone(opts.Env), checkkit.RunEnv+"="+runID, checkkit.LearnerEnv+"="+opts.Learner))
 	paths := build.paths
 	groups := groupsOf(exercises, opts.Timeout, opts.Race)
 	outcomes := runGroups(ctx, opts.Lab, build.Dir, build.BinDir, groups, env)
@@ -643,6 +656,27 @@ const probeTimeout = 5 * time.Second
 // controlPlaneGoneReason is the reason of an exercise left ungraded because
 // the control plane went away during the check.
 const controlPlaneGoneReason = "the control plane stopped answering during the check (was `lab env down` run?) — nothing was graded; run `lab check` again"
+
+// runCleanupTimeout bounds deleting what a run's check binaries left.
+const runCleanupTimeout = 30 * time.Second
+
+// deleteRun deletes the namespaces the check binaries of run runID left in
+// the cluster of kubeconfig, if any: binaries delete their own, unless
+// they die first (a timeout, an interrupt). It runs after an interrupt
+// too, so it has a context of its own. A control plane that no longer
+// answers is no error: its namespaces went with it.
+func deleteRun(kubeconfig, runID string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil // Check's own run reports that the kubeconfig is unusable
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), runCleanupTimeout)
+	defer cancel()
+	if _, err := cluster.DeleteRun(ctx, cfg, runID); err != nil && controlPlaneAnswers(ctx, kubeconfig) == nil {
+		return fmt.Errorf("delete the namespaces of check run %s: %w", runID, err)
+	}
+	return nil
+}
 
 // controlPlaneAnswers returns nil when the control plane of kubeconfig
 // answers /readyz within probeTimeout, else what went wrong.

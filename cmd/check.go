@@ -7,18 +7,22 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/classroom"
 	"github.com/operator-lab/lab/internal/controlplane"
 	"github.com/operator-lab/lab/internal/iostreams"
 	"github.com/operator-lab/lab/labs"
+	"github.com/operator-lab/lab/labs/checkkit"
 	"github.com/operator-lab/lab/labs/workspace"
+	"github.com/operator-lab/lab/operator/crds"
 )
 
 // CheckOptions are the arguments of `lab check`.
@@ -38,9 +42,9 @@ type CheckOptions struct {
 	Lang string
 	// KeepBuild keeps the private build folder, for debugging a check.
 	KeepBuild bool
-	// Kubeconfig, when set, uses that control plane (with the lab's CRDs
-	// already installed) instead of finding or starting one; for tests.
-	Kubeconfig string
+	// Kubeconfig and Context grade on an existing cluster instead of a
+	// local control plane.
+	Kubeconfig, Context string
 }
 
 // NewCmdCheck is `lab check`; runF, if set, runs instead of the real work.
@@ -80,8 +84,8 @@ The exit status is 0 only when every checked exercise passes.`,
 	f.StringVar(&opts.ClassroomOutput, "classroom-output", "", "also add each exercise's result for GitHub Classroom to `FILE` (a workflow's $GITHUB_OUTPUT; see lab classroom init)")
 	f.BoolVar(&opts.Watch, "watch", false, "check again on every save")
 	f.BoolVar(&opts.KeepBuild, "keep-build", false, "keep the private build folder and print where it is")
-	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "use this control plane (lab's CRDs installed) instead of finding or starting one")
-	_ = f.MarkHidden("kubeconfig")
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "grade on the cluster of this kubeconfig instead of a local control plane (see the README: Grading on a shared cluster)")
+	f.StringVar(&opts.Context, "context", "", "kubeconfig context to use (implies an existing cluster)")
 	addLangFlag(c, &opts.Lang)
 	return c
 }
@@ -127,19 +131,23 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 		exercises = []*labs.Exercise{e}
 	}
 
-	kubeconfig := opts.Kubeconfig
-	if kubeconfig == "" {
-		crds, err := ref.Lab.CustomResourceDefinitions()
+	labCRDs, err := ref.Lab.CustomResourceDefinitions()
+	if err != nil {
+		return err
+	}
+	progress := func(s controlplane.Step) {
+		fmt.Fprintf(streams.ErrOut, "control plane: %s (%s)\n", s, s.Took.Round(100*time.Millisecond))
+	}
+	var kubeconfig string
+	if opts.Kubeconfig != "" || opts.Context != "" {
+		cluster, err := prepareExternalCluster(ctx, opts, ref.Lab, exercises, labCRDs, progress)
 		if err != nil {
 			return err
 		}
-		cp, err := controlplane.Ensure(ctx, controlplane.Options{
-			CRDs:     crds,
-			SetupLog: streams.ErrOut,
-			Progress: func(s controlplane.Step) {
-				fmt.Fprintf(streams.ErrOut, "control plane: %s (%s)\n", s, s.Took.Round(100*time.Millisecond))
-			},
-		})
+		defer cluster.Close()
+		kubeconfig = cluster.Kubeconfig
+	} else {
+		cp, err := controlplane.Ensure(ctx, controlplane.Options{CRDs: labCRDs, SetupLog: streams.ErrOut, Progress: progress})
 		if err != nil {
 			return fmt.Errorf("start the control plane: %w", err)
 		}
@@ -164,6 +172,34 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 		return exitError{code: 1}
 	}
 	return nil
+}
+
+// prepareExternalCluster readies a cluster lab did not start for the
+// checks: it answers, the credentials have the rights the checks need, and
+// the lab's CRDs are there (installed where absent; one of the same name
+// with another definition is refused). The checks get a private copy of its
+// kubeconfig, with the chosen context alone.
+func prepareExternalCluster(ctx context.Context, opts *CheckOptions, lab *labs.Lab, exercises []*labs.Exercise, labCRDs []*apiextensionsv1.CustomResourceDefinition, progress func(controlplane.Step)) (*controlplane.External, error) {
+	cluster, err := controlplane.OpenExternal(ctx, opts.Kubeconfig, opts.Context)
+	if err != nil {
+		return nil, err
+	}
+	if err := checker.CheckRights(ctx, cluster.Config, lab, exercises); err != nil {
+		cluster.Close()
+		return nil, err
+	}
+	t := time.Now()
+	created, err := crds.Install(ctx, cluster.Config, labCRDs...)
+	if err != nil {
+		cluster.Close()
+		return nil, fmt.Errorf("lab's CRDs on %s: %w", cluster.Host, err)
+	}
+	detail := "present"
+	if len(created) > 0 {
+		detail = fmt.Sprintf("installed %d", len(created))
+	}
+	progress(controlplane.Step{Name: controlplane.StepCRDs, Detail: detail, Took: time.Since(t)})
+	return cluster, nil
 }
 
 // watchDebounce gathers the burst of events one save makes (editors write,
@@ -238,7 +274,7 @@ func checkOnce(ctx context.Context, opts *CheckOptions, ref *workspace.Ref, exer
 	}
 	report, err := checker.Check(ctx, checker.Options{
 		Lab: ref.Lab, Dir: ref.Dir, Exercises: exercises, Kubeconfig: kubeconfig, KeepBuildDir: opts.KeepBuild,
-		Log: streams.ErrOut, Points: points,
+		Log: streams.ErrOut, Points: points, Learner: learner(),
 	})
 	if err != nil {
 		return false, err
@@ -270,6 +306,21 @@ func checkOnce(ctx context.Context, opts *CheckOptions, ref *workspace.Ref, exer
 		}))
 	}
 	return report.Passed(), errors.Join(errs...)
+}
+
+// learner is who lab check grades, as the namespaces of its checks are
+// labelled: $LAB_LEARNER, else the GitHub user in a workflow, else the
+// user lab runs as.
+func learner() string {
+	for _, env := range []string{checkkit.LearnerEnv, "GITHUB_ACTOR"} {
+		if v := os.Getenv(env); v != "" {
+			return v
+		}
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // checkWritable says why a report file could not be written at name: its

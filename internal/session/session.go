@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator-lab/lab/internal/controlplane"
@@ -187,14 +186,9 @@ func (s *Session) connect(ctx context.Context, opts Options) error {
 		s.cp, s.Config, s.Host, s.Kubeconfig = cp, cp.Config, cp.Host, cp.KubeconfigPath
 		return nil
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if opts.Kubeconfig != "" {
-		rules = &clientcmd.ClientConfigLoadingRules{ExplicitPath: opts.Kubeconfig}
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
-		&clientcmd.ConfigOverrides{CurrentContext: opts.Context}).ClientConfig()
+	_, cfg, err := controlplane.LoadExternal(opts.Kubeconfig, opts.Context)
 	if err != nil {
-		return fmt.Errorf("load the kubeconfig: %w", err)
+		return err
 	}
 	if cfg.QPS == 0 {
 		// client-go's default (5 QPS) would throttle the operator and the

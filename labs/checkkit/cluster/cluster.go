@@ -66,12 +66,14 @@ func Client(t testing.TB, cfg *rest.Config, scheme *runtime.Scheme) client.Clien
 	return c
 }
 
-// Namespace creates a namespace with a random name for one check and, when
-// the check ends, deletes it with everything in it (DeleteNamespace): the
-// control plane outlives the check.
+// Namespace creates a namespace with a random name for one check, labelled
+// with the run (checkkit.RunLabels), and, when the check ends, deletes it
+// with everything in it (DeleteNamespace): the control plane outlives the
+// check. Should the check binary die first, the checker deletes it by its
+// run label.
 func Namespace(t testing.TB, c client.Client) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("check")}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: checkkit.Name("check"), Labels: checkkit.RunLabels()}}
 	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/operator-lab/lab/labs/checkkit"
 )
 
 // DeleteNamespace deletes a namespace and does what the namespace controller
@@ -24,6 +26,11 @@ import (
 // namespace. envtest runs no namespace controller, so without this a
 // deleted namespace stays Terminating, with its objects, as long as the
 // control plane runs; lab's sessions and checks share one for days.
+//
+// On a cluster with a namespace controller (it has begun, and says so in
+// the namespace's conditions) the finalizing is left to it, and what the
+// credentials may not delete or finalize is its to do: a learner's rights
+// on a shared cluster need not reach every kind.
 func DeleteNamespace(ctx context.Context, cfg *rest.Config, name string) error {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -33,7 +40,7 @@ func DeleteNamespace(ctx context.Context, cfg *rest.Config, name string) error {
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil {
+	if err != nil && !apierrors.IsConflict(err) { // a conflict: it is being deleted already
 		return fmt.Errorf("delete namespace %s: %w", name, err)
 	}
 	if err := deleteContents(ctx, cfg, name); err != nil {
@@ -46,11 +53,39 @@ func DeleteNamespace(ctx context.Context, cfg *rest.Config, name string) error {
 	if err != nil {
 		return fmt.Errorf("finalize namespace %s: %w", name, err)
 	}
+	if len(ns.Status.Conditions) > 0 {
+		return nil // a namespace controller is on it
+	}
 	ns.Spec.Finalizers = nil
-	if _, err := cs.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if _, err := cs.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return fmt.Errorf("finalize namespace %s: %w", name, err)
 	}
 	return nil
+}
+
+// DeleteRun deletes, as DeleteNamespace does, every namespace labelled as
+// made by the check run runID (checkkit.RunLabel): those a check binary
+// that died could not delete itself. It returns how many there were.
+func DeleteRun(ctx context.Context, cfg *rest.Config, runID string) (int, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return 0, err
+	}
+	list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: checkkit.RunLabel + "=" + runID})
+	if err != nil {
+		return 0, fmt.Errorf("list the run's namespaces: %w", err)
+	}
+	errs := make([]error, len(list.Items))
+	var wg sync.WaitGroup
+	for i, ns := range list.Items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = DeleteNamespace(ctx, cfg, ns.Name)
+		}()
+	}
+	wg.Wait()
+	return len(list.Items), errors.Join(errs...)
 }
 
 // deleteInBackground is how the namespace controller deletes. Without a
@@ -80,6 +115,9 @@ func deleteContents(ctx context.Context, cfg *rest.Config, namespace string) err
 			err := res.DeleteCollection(ctx, deleteInBackground, metav1.ListOptions{})
 			if err == nil || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
 				err = releaseFinalized(ctx, res)
+			}
+			if apierrors.IsForbidden(err) {
+				err = nil // not the credentials' to delete: the namespace controller's
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: %w", gvr.Resource, err)

@@ -1,0 +1,78 @@
+package checker
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator-lab/lab/labs"
+)
+
+// TestReadmeRightsAreTheChecks: the ClusterRoles the README asks a
+// cluster admin for grant every right lab check's preflight asks about,
+// for both labs, and nothing else.
+func TestReadmeRightsAreTheChecks(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- rights:")
+	if !ok {
+		t.Fatal("the README has no rights block")
+	}
+	_, block, _ = strings.Cut(block, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	type grant struct{ group, resource, verb string }
+	granted := map[grant]bool{}
+	for _, doc := range strings.Split(block, "\n---\n") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
+			t.Fatalf("a role in the README: %v\n%s", err, doc)
+		}
+		for _, r := range role.Rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						granted[grant{g, res, v}] = true
+					}
+				}
+			}
+		}
+	}
+	needed := map[grant]bool{}
+	for _, id := range []string{"3.1", "4.4"} {
+		lab, err := labs.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rights, err := NeededRights(lab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rights {
+			for _, v := range r.Verbs {
+				needed[grant{r.Group, r.Resource, v}] = true
+			}
+		}
+	}
+	var missing, extra []string
+	for g := range needed {
+		if !granted[g] {
+			missing = append(missing, g.verb+" "+g.resource+"."+g.group)
+		}
+	}
+	for g := range granted {
+		if !needed[g] {
+			extra = append(extra, g.verb+" "+g.resource+"."+g.group)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("the README's roles lack %v and grant %v beyond what the checks need", missing, extra)
+	}
+}
