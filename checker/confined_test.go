@@ -17,7 +17,8 @@ import (
 // TestConfinedConfigWritesOnlyInItsNamespace: the config a check hands to a
 // learner's own manager reads every namespace (so a check can see that it
 // watches too much) but writes only in the check's namespace, so one
-// exercise's code cannot change what a check running beside it sees.
+// exercise's code cannot change what a check running beside it sees; the
+// client reads each refusal as the Forbidden RBAC would give.
 func TestConfinedConfigWritesOnlyInItsNamespace(t *testing.T) {
 	t.Setenv("KUBECONFIG", kubeconfig(t))
 	ctx := context.Background()
@@ -28,7 +29,7 @@ func TestConfinedConfigWritesOnlyInItsNamespace(t *testing.T) {
 	cfg := cluster.Config(t)
 	admin := cluster.Client(t, cfg, scheme)
 	own, other := cluster.Namespace(t, admin), cluster.Namespace(t, admin)
-	learner := cluster.Client(t, cluster.ConfinedConfig(t, cfg, admin, own), scheme)
+	learner := cluster.Client(t, cluster.ConfinedConfig(cfg, own), scheme)
 
 	configMap := func(ns string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns}}
@@ -50,6 +51,7 @@ func TestConfinedConfigWritesOnlyInItsNamespace(t *testing.T) {
 		"create in another namespace": learner.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "written", Namespace: other}}),
 		"update in another namespace": learner.Update(ctx, configMap(other)),
 		"delete in another namespace": learner.Delete(ctx, configMap(other)),
+		"delete its own namespace":    learner.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: own}}),
 	} {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s: %v, want Forbidden", what, err)

@@ -23,8 +23,6 @@ type Right struct {
 	// Cluster says the resource is cluster-scoped; the others are needed
 	// in every namespace, as the checks make theirs as they run.
 	Cluster bool
-	// Only names the exercise that alone needs it ("" for all).
-	Only string
 }
 
 var (
@@ -35,9 +33,9 @@ var (
 // NeededRights are the rights lab check needs on a shared cluster for
 // lab: the lab's CRDs (to read them, and to install them where absent),
 // namespaces (each check makes its own), and in them the kinds the checks
-// and the learner's code use. Exercise manager of lab 3.1 confines the
-// learner's own manager to its namespace by acting as another user, which
-// takes the rights marked for it.
+// and the learner's code use (the learner's own manager in exercise
+// manager of lab 3.1 included: its confinement to its namespace takes no
+// rights, see cluster.ConfinedConfig).
 func NeededRights(lab *labs.Lab) ([]Right, error) {
 	rights := []Right{
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Verbs: []string{"get", "create"}, Cluster: true},
@@ -61,16 +59,6 @@ func NeededRights(lab *labs.Lab) ([]Right, error) {
 		Right{Group: "coordination.k8s.io", Resource: "leases", Verbs: readWrite},
 		Right{Group: "apps", Resource: "statefulsets", Verbs: readWrite},
 	)
-	if _, err := lab.Exercise("manager"); err == nil {
-		rights = append(rights,
-			Right{Group: "rbac.authorization.k8s.io", Resource: "roles", Verbs: []string{"create"}, Only: "manager"},
-			Right{Group: "rbac.authorization.k8s.io", Resource: "rolebindings", Verbs: []string{"create"}, Only: "manager"},
-			Right{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Verbs: []string{"get", "create"}, Cluster: true, Only: "manager"},
-			Right{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Verbs: []string{"get", "create"}, Cluster: true, Only: "manager"},
-			Right{Resource: "users", Verbs: []string{"impersonate"}, Cluster: true, Only: "manager"},
-			Right{Resource: "groups", Verbs: []string{"impersonate"}, Cluster: true, Only: "manager"},
-		)
-	}
 	return rights, nil
 }
 
@@ -86,15 +74,12 @@ func (e *MissingRightsError) Error() string {
 }
 
 // CheckRights asks the cluster behind cfg whether its credentials have
-// every right checking exercises needs (SelfSubjectAccessReview), and
+// every right checking lab's exercises needs (SelfSubjectAccessReview), and
 // returns a *MissingRightsError naming each one they lack.
-func CheckRights(ctx context.Context, cfg *rest.Config, lab *labs.Lab, exercises []*labs.Exercise) error {
+func CheckRights(ctx context.Context, cfg *rest.Config, lab *labs.Lab) error {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("connect to the cluster: %w", err)
-	}
-	if len(exercises) == 0 {
-		exercises = lab.Exercises
 	}
 	type ask struct {
 		right Right
@@ -106,9 +91,6 @@ func CheckRights(ctx context.Context, cfg *rest.Config, lab *labs.Lab, exercises
 	}
 	var asks []ask
 	for _, r := range rights {
-		if r.Only != "" && !slices.ContainsFunc(exercises, func(e *labs.Exercise) bool { return e.ID == r.Only }) {
-			continue
-		}
 		for _, v := range r.Verbs {
 			asks = append(asks, ask{r, v})
 		}
@@ -163,9 +145,6 @@ func (r Right) describe() string {
 	}
 	if !r.Cluster {
 		name += " (in every namespace)"
-	}
-	if r.Only != "" {
-		name += " (for exercise " + r.Only + ")"
 	}
 	return name
 }

@@ -1,14 +1,10 @@
 package checker
 
 import (
-	"os"
 	"slices"
-	"strings"
 	"testing"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	"sigs.k8s.io/yaml"
-
+	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -16,23 +12,9 @@ import (
 // cluster admin for grant every right lab check's preflight asks about,
 // for both labs, and nothing else.
 func TestReadmeRightsAreTheChecks(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, ok := strings.Cut(string(readme), "<!-- rights:")
-	if !ok {
-		t.Fatal("the README has no rights block")
-	}
-	_, block, _ = strings.Cut(block, "```yaml\n")
-	block, _, _ = strings.Cut(block, "```")
 	type grant struct{ group, resource, verb string }
 	granted := map[grant]bool{}
-	for _, doc := range strings.Split(block, "\n---\n") {
-		var role rbacv1.ClusterRole
-		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
-			t.Fatalf("a role in the README: %v\n%s", err, doc)
-		}
+	for _, role := range labtest.ReadmeRoles(t) {
 		for _, r := range role.Rules {
 			for _, g := range r.APIGroups {
 				for _, res := range r.Resources {

@@ -140,7 +140,7 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	}
 	var kubeconfig string
 	if opts.Kubeconfig != "" || opts.Context != "" {
-		cluster, err := prepareExternalCluster(ctx, opts, ref.Lab, exercises, labCRDs, progress)
+		cluster, err := prepareExternalCluster(ctx, opts, ref.Lab, labCRDs, progress)
 		if err != nil {
 			return err
 		}
@@ -179,12 +179,12 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 // the lab's CRDs are there (installed where absent; one of the same name
 // with another definition is refused). The checks get a private copy of its
 // kubeconfig, with the chosen context alone.
-func prepareExternalCluster(ctx context.Context, opts *CheckOptions, lab *labs.Lab, exercises []*labs.Exercise, labCRDs []*apiextensionsv1.CustomResourceDefinition, progress func(controlplane.Step)) (*controlplane.External, error) {
+func prepareExternalCluster(ctx context.Context, opts *CheckOptions, lab *labs.Lab, labCRDs []*apiextensionsv1.CustomResourceDefinition, progress func(controlplane.Step)) (*controlplane.External, error) {
 	cluster, err := controlplane.OpenExternal(ctx, opts.Kubeconfig, opts.Context)
 	if err != nil {
 		return nil, err
 	}
-	if err := checker.CheckRights(ctx, cluster.Config, lab, exercises); err != nil {
+	if err := checker.CheckRights(ctx, cluster.Config, lab); err != nil {
 		cluster.Close()
 		return nil, err
 	}

@@ -10,8 +10,13 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,10 +27,13 @@ import (
 )
 
 // TestTwoLearnersCheckOnOneCluster: two learners grade at once on one
-// cluster (a control plane lab treats as another's, through --kubeconfig):
-// each run's namespaces carry its learner and run, each grade is the one
-// its own code earns — the solved workspace passes everything, the starter
-// nothing — and when both are done no namespace of theirs is left.
+// cluster (a control plane lab treats as another's, through --kubeconfig),
+// each with no rights but the README's roles: each run's namespaces carry
+// its learner and run, each grade is the one its own code earns — the
+// solved workspace passes everything, exercise manager included, the
+// starter nothing — and when both are done every namespace of theirs is
+// deleted (on envtest, which has no namespace controller to finish the
+// job, left Terminating and empty).
 func TestTwoLearnersCheckOnOneCluster(t *testing.T) {
 	t.Parallel()
 	cp := labControlPlane(t, "3.1")
@@ -65,6 +73,10 @@ func TestTwoLearnersCheckOnOneCluster(t *testing.T) {
 		code        int
 	}
 	learners := map[string]string{"ada": solved, "grace": starter}
+	kubeconfigs := map[string]string{}
+	for learner := range learners {
+		kubeconfigs[learner] = classLearner(t, cp, c, learner)
+	}
 	outcomes := map[string]outcome{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -73,7 +85,7 @@ func TestTwoLearnersCheckOnOneCluster(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			out, errOut, code := labtest.RunBinary(t, []string{checkkit.LearnerEnv + "=" + learner},
-				"check", "--dir", dir, "--lang", "en", "--kubeconfig", cp.KubeconfigPath)
+				"check", "--dir", dir, "--lang", "en", "--kubeconfig", kubeconfigs[learner])
 			mu.Lock()
 			defer mu.Unlock()
 			outcomes[learner] = outcome{out, errOut, code}
@@ -116,8 +128,47 @@ func TestTwoLearnersCheckOnOneCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ns := range left.Items {
-		t.Errorf("namespace %s (%v) is left in the cluster", ns.Name, ns.Labels)
+		if ns.DeletionTimestamp == nil {
+			t.Errorf("namespace %s (%v) is left in the cluster", ns.Name, ns.Labels)
+			continue
+		}
+		for _, list := range []client.ObjectList{&corev1.ConfigMapList{}, &coordinationv1.LeaseList{}} {
+			if err := c.List(context.Background(), list, client.InNamespace(ns.Name)); err != nil {
+				t.Fatal(err)
+			}
+			if n := meta.LenList(list); n > 0 {
+				t.Errorf("deleted namespace %s still holds %d %T", ns.Name, n, list)
+			}
+		}
 	}
+}
+
+// learnersGroup is the group the tests' class learners are in.
+const learnersGroup = "lab-learners"
+
+// classLearner makes a user of cp with no rights but the README's roles,
+// bound to a group, as a cluster admin would for a class, and returns its
+// kubeconfig.
+func classLearner(t *testing.T, cp *controlplane.ControlPlane, admin client.Client, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	for _, role := range labtest.ReadmeRoles(t) {
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: learnersGroup}},
+		}
+		for _, obj := range []client.Object{&role, binding} {
+			if err := admin.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+			}
+		}
+	}
+	kubeconfig, err := cp.AddUser(name, learnersGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
 }
 
 // TestCheckOnAClusterItCannotUse: a cluster that does not answer, a user
