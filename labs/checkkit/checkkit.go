@@ -45,6 +45,15 @@ func Seconds(lo, hi int) time.Duration {
 // Between returns a random int in [lo, hi].
 func Between(lo, hi int) int { return lo + rand.IntN(hi-lo+1) }
 
+// Count says n of noun, in the plural unless n is 1: Count(1, "call") is
+// "1 call", Count(2, "call") "2 calls".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // FreeAddr returns a loopback address with a port nothing listens on.
 func FreeAddr(t testing.TB) string {
 	t.Helper()

@@ -133,7 +133,7 @@ func TestAttemptsSurviveWatchEvents(t *testing.T) {
 		calls = len(system.Calls())
 		res, err = r.Reconcile(ctx, req)
 		if err != nil || res.RequeueAfter != w-w/2 || len(system.Calls()) != calls {
-			checkkit.Expect(t, "a reconcile woken early to wait the rest (%s) without calling", fmt.Sprintf("RequeueAfter %s, error %v, %d calls", res.RequeueAfter, err, len(system.Calls())-calls), w-w/2)
+			checkkit.Expect(t, "a reconcile woken early to wait the rest (%s) without calling", fmt.Sprintf("RequeueAfter %s, error %v, %s", res.RequeueAfter, err, checkkit.Count(len(system.Calls())-calls, "call")), w-w/2)
 		}
 		now = now.Add(w - w/2)
 	}

@@ -195,7 +195,7 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 	const stallAfter = 1500 * time.Millisecond
 	if !activity.WaitOrStall(allReturned, stallAfter) {
 		waiting := n - int(returned.Load())
-		checkkit.Expect(t, "%d external calls at once and %d reconciles returning RequeueAfter", fmt.Sprintf("%d calls, and %d of the %d reconciles still running %s after their last call to the API server (a worker that waits for the limiter blocks instead of requeueing)", provisions(system), waiting, n, stallAfter), burst, n-burst)
+		checkkit.Expect(t, "%s at once and %s returning RequeueAfter", fmt.Sprintf("%s, and %d of the %d reconciles still running %s after their last call to the API server (a worker that waits for the limiter blocks instead of requeueing)", checkkit.Count(provisions(system), "call"), waiting, n, stallAfter), checkkit.Count(burst, "external call"), checkkit.Count(n-burst, "reconcile"))
 	}
 	calls, requeued := provisions(system), 0
 	for i := range n {
@@ -207,7 +207,7 @@ func TestReconcilerRequeuesInsteadOfBlocking(t *testing.T) {
 		}
 	}
 	if calls != burst || requeued != n-burst {
-		checkkit.Expect(t, "%d external calls at once and %d reconciles returning RequeueAfter", fmt.Sprintf("%d calls and %d requeues (a worker that waits for the limiter blocks instead of requeueing)", calls, requeued), burst, n-burst)
+		checkkit.Expect(t, "%s at once and %s returning RequeueAfter", fmt.Sprintf("%s and %s (a worker that waits for the limiter blocks instead of requeueing)", checkkit.Count(calls, "call"), checkkit.Count(requeued, "requeue")), checkkit.Count(burst, "external call"), checkkit.Count(n-burst, "reconcile"))
 	}
 	// An hour later by r.Now the bucket is full again: of the requeued
 	// reconciles, burst call the system.
