@@ -71,6 +71,17 @@ func scriptGoEnv(t *testing.T) []string {
 	if out, err := work.CombinedOutput(); err != nil {
 		t.Fatalf("go work init: %v\n%s", err, out)
 	}
+	// The modules the scripts' lab will ask for must be in the cache: on a
+	// fresh machine a build downloads only the modules it compiles, and
+	// workspace mode also reads modules the build list names beside them
+	// (github.com/evanphx/json-patch, to rule out an ambiguous import). Ask
+	// once with the proxy on, as lab will ask with it off.
+	warm := exec.Command("go", "list", "-deps", "-test", "github.com/operator-lab/lab/...")
+	warm.Dir = dir
+	warm.Env = append(os.Environ(), "GOWORK="+filepath.Join(dir, "go.work"))
+	if out, err := warm.CombinedOutput(); err != nil {
+		t.Fatalf("fill the module cache for the scripts: %v\n%s", err, out)
+	}
 	return []string{
 		"GOWORK=" + filepath.Join(dir, "go.work"),
 		"GOMODCACHE=" + vals[1],
