@@ -183,7 +183,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	} else {
 		// The next check recreates it at the same path, which is what keeps
 		// the build cache warm; in between it only takes disk space.
-		defer os.RemoveAll(build.Dir)
+		defer func() { _ = os.RemoveAll(build.Dir) }()
 	}
 
 	// The run's id goes on every namespace its checks make; when the run

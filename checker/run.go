@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/operator-lab/lab/internal/proc"
+	"github.com/operator-lab/lab/internal/tally"
 	"github.com/operator-lab/lab/labs"
 	"github.com/operator-lab/lab/labs/checkkit"
 )
@@ -177,7 +178,7 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	if err != nil {
 		return fmt.Errorf("create the checks' record folder: %w", err)
 	}
-	defer os.RemoveAll(recordDir)
+	defer func() { _ = os.RemoveAll(recordDir) }()
 	var toRun []*labs.Exercise
 	var names []string
 	for _, e := range g.exercises {
@@ -281,8 +282,10 @@ func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []str
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
 	defer cancel()
+	before := binaryStamps(binDir, g.exercises)
 	runs := map[string]*packageRun{}
 	code, err := runJSON(buildCtx, buildDir, env, stderr, runs, "go", args...)
+	tally.Add(tally.Link, changedStamps(before, binaryStamps(binDir, g.exercises)))
 	if err != nil {
 		return runs, fmt.Errorf("build the checks: %w", err)
 	}
@@ -298,6 +301,29 @@ func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []str
 		return nil, fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
 	}
 	return runs, nil
+}
+
+// binaryStamps tells each of the exercises' test binaries in binDir by
+// its size and time, so that a build can tell which it linked anew.
+func binaryStamps(binDir string, exercises []*labs.Exercise) map[string]string {
+	out := map[string]string{}
+	for _, e := range exercises {
+		if fi, err := os.Stat(filepath.Join(binDir, path.Base(e.Package)+".test")); err == nil {
+			out[e.ID] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return out
+}
+
+// changedStamps counts the binaries after has that before had not, or had otherwise.
+func changedStamps(before, after map[string]string) int {
+	n := 0
+	for id, stamp := range after {
+		if before[id] != stamp {
+			n++
+		}
+	}
+	return n
 }
 
 // runJSON runs a command printing `go test -json` events in dir, adds what
@@ -351,7 +377,7 @@ func parseTestJSON(r io.Reader, runs map[string]*packageRun) error {
 	lines := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(lines)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
@@ -402,7 +428,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			line = append(line, chunk[:min(len(chunk), outputLimit-len(line))]...)
 		}
 		switch {
-		case err == bufio.ErrBufferFull:
+		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err == io.EOF && len(line) > 0:
 			return line, nil

@@ -2,8 +2,11 @@ package checker_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -129,31 +132,116 @@ func parseVariants(lab, exercise string, a *txtar.Archive) ([]*variant, error) {
 }
 
 // files returns the workspace files the variant replaces or adds.
-func (v *variant) files(t *testing.T, lab *labs.Lab) map[string]string {
-	t.Helper()
+func (v *variant) files(lab *labs.Lab) (map[string]string, error) {
 	out := map[string]string{}
 	for _, e := range v.edits {
 		text, ok := out[e.file]
 		if !ok {
 			ex := lab.ExerciseForFile(e.file)
 			if ex == nil {
-				t.Fatalf("variant %s/%s: %s is no exercise file", v.exercise, v.name, e.file)
+				return nil, fmt.Errorf("variant %s/%s: %s is no exercise file", v.exercise, v.name, e.file)
 			}
 			b, err := ex.Solution(e.file)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			text = string(b)
 		}
 		if !strings.Contains(text, e.old) {
-			t.Fatalf("variant %s/%s: the solution's %s has no\n%s", v.exercise, v.name, e.file, e.old)
+			return nil, fmt.Errorf("variant %s/%s: the solution's %s has no\n%s", v.exercise, v.name, e.file, e.old)
 		}
 		out[e.file] = strings.Replace(text, e.old, e.new, 1)
 	}
 	for file, text := range v.added {
 		out[file] = text
 	}
-	return out
+	return out, nil
+}
+
+// roundFiles are the files a round's variants write over the solution,
+// and the exercises it checks.
+func roundFiles(lab *labs.Lab, round []*variant) (map[string]string, []*labs.Exercise, error) {
+	files := map[string]string{}
+	var exercises []*labs.Exercise
+	for _, v := range round {
+		vf, err := v.files(lab)
+		if err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(files, vf)
+		e, err := lab.Exercise(v.exercise)
+		if err != nil {
+			return nil, nil, err
+		}
+		exercises = append(exercises, e)
+	}
+	return files, exercises, nil
+}
+
+// A slot is a solved workspace the variant rounds take turns in.
+type slot struct{ dir string }
+
+func newSlot(t *testing.T, lab *labs.Lab) *slot {
+	return &slot{dir: checkertest.Workspace(t, lab, true, nil)}
+}
+
+// write puts files (slash paths) into the slot and returns what puts the
+// slot back as it was: the files it had, and none it had not.
+func (s *slot) write(files map[string]string) (restore func() error, err error) {
+	type was struct {
+		path    string
+		content []byte // nil: did not exist
+	}
+	var undo []was
+	var made []string // the topmost folders write created
+	restore = func() error {
+		var errs []error
+		for _, w := range slices.Backward(undo) {
+			if w.content == nil {
+				errs = append(errs, os.Remove(w.path))
+			} else {
+				errs = append(errs, os.WriteFile(w.path, w.content, 0o644))
+			}
+		}
+		for _, d := range made {
+			errs = append(errs, os.RemoveAll(d))
+		}
+		return errors.Join(errs...)
+	}
+	for rel, content := range files {
+		p := filepath.Join(s.dir, filepath.FromSlash(rel))
+		old, err := os.ReadFile(p)
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			old = nil
+			if top := topMissing(s.dir, filepath.Dir(p)); top != "" {
+				made = append(made, top)
+			}
+		default:
+			return nil, errors.Join(err, restore())
+		}
+		undo = append(undo, was{p, old})
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, errors.Join(err, restore())
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, errors.Join(err, restore())
+		}
+	}
+	return restore, nil
+}
+
+// topMissing returns the outermost folder of dir, below root, that does
+// not exist yet ("" when dir exists).
+func topMissing(root, dir string) string {
+	top := ""
+	for d := dir; d != root && len(d) > len(root); d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err != nil {
+			top = d
+		}
+	}
+	return top
 }
 
 // TestVariants grades every variant and fails for a wrong one that passes,
@@ -184,51 +272,64 @@ func TestVariants(t *testing.T) {
 			t.Parallel()
 			kc := kubeconfig(t)
 			rs := rounds(lab, variants)
-			// The workspaces are made here, in the test's goroutine; the
-			// checks run several at once, as most of a failing check's time
-			// is spent waiting on the control plane, not on the CPU.
+			// The rounds take turns in a few workspaces (slots) that stay
+			// where they are: a check's private build folder is keyed by
+			// the workspace's path, so Go's build cache and the kept test
+			// binaries carry over and a round compiles and links only what
+			// its variants changed, as a learner's next check would. The
+			// checks run several at once, as much of a check's time is
+			// spent waiting on the control plane, not on the CPU.
 			type run struct {
-				dir       string
-				exercises []*labs.Exercise
-				before    labtest.Snapshot
-				report    *checker.Report
-				err       error
-				took      time.Duration
+				report *checker.Report
+				err    error
+				took   time.Duration
+				// changes are what the check changed in the workspace.
+				changes []string
 			}
 			runs := make([]*run, len(rs))
-			for i, round := range rs {
-				overrides := map[string]string{}
-				r := &run{}
-				for _, v := range round {
-					for file, text := range v.files(t, lab) {
-						overrides[file] = text
-					}
-					e, err := lab.Exercise(v.exercise)
-					if err != nil {
-						t.Fatal(err)
-					}
-					r.exercises = append(r.exercises, e)
-				}
-				r.dir = checkertest.Workspace(t, lab, true, overrides)
-				r.before = labtest.TakeSnapshot(t, r.dir)
-				runs[i] = r
+			next := make(chan int, len(rs))
+			for i := range rs {
+				next <- i
 			}
+			close(next)
 			var wg sync.WaitGroup
-			slots := make(chan struct{}, variantChecksAtOnce)
-			for _, r := range runs {
+			for range min(variantChecksAtOnce, len(rs)) {
+				s := newSlot(t, lab)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					slots <- struct{}{}
-					defer func() { <-slots }()
-					// Each round has its own deadline, counted from when it
-					// starts: a slow machine makes the suite longer, never a
-					// round that waited its turn fail.
-					ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
-					defer cancel()
-					start := time.Now()
-					r.report, r.err = checker.Check(ctx, checker.Options{Lab: lab, Dir: r.dir, Exercises: r.exercises, Kubeconfig: kc})
-					r.took = time.Since(start)
+					for i := range next {
+						runs[i] = &run{}
+						files, exercises, err := roundFiles(lab, rs[i])
+						if err != nil {
+							runs[i].err = err
+							continue
+						}
+						restore, err := s.write(files)
+						if err != nil {
+							runs[i].err = err
+							continue
+						}
+						before, err := labtest.SnapshotOf(s.dir)
+						if err != nil {
+							runs[i].err = err
+							continue
+						}
+						// Each round has its own deadline, counted from when
+						// it starts: a slow machine makes the suite longer,
+						// never a round that waited its turn fail.
+						ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
+						start := time.Now()
+						runs[i].report, runs[i].err = checker.Check(ctx, checker.Options{Lab: lab, Dir: s.dir, Exercises: exercises, Kubeconfig: kc})
+						runs[i].took = time.Since(start)
+						cancel()
+						if after, err := labtest.SnapshotOf(s.dir); err == nil {
+							runs[i].changes = before.Changes(after)
+						}
+						if err := restore(); err != nil && runs[i].err == nil {
+							runs[i].err = err
+						}
+					}
 				}()
 			}
 			wg.Wait()
@@ -239,8 +340,8 @@ func TestVariants(t *testing.T) {
 					t.Errorf("round %d: check: %v", i+1, r.err)
 					continue
 				}
-				if changes := r.before.Changes(labtest.TakeSnapshot(t, r.dir)); len(changes) > 0 {
-					t.Errorf("round %d: the check changed the workspace: %v", i+1, changes)
+				if len(r.changes) > 0 {
+					t.Errorf("round %d: the check changed the workspace: %v", i+1, r.changes)
 				}
 				for _, v := range round {
 					res := result(t, r.report, v.exercise)
@@ -362,7 +463,9 @@ func TestVariantFilesParse(t *testing.T) {
 	}
 	for _, lab := range all {
 		for _, v := range loadVariants(t, lab) {
-			v.files(t, lab)
+			if _, err := v.files(lab); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 }

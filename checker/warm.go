@@ -23,7 +23,7 @@ func Warm(ctx context.Context, lab *labs.Lab, dir string) error {
 		return err
 	}
 	defer build.Close()
-	defer os.RemoveAll(build.Dir)
+	defer func() { _ = os.RemoveAll(build.Dir) }()
 	env := GoEnv("", nil)
 	for _, g := range groupsOf(exercises, 0, false) {
 		// A learner's code that does not compile is the next check's to

@@ -43,7 +43,7 @@ func TestNoControlPlaneProcessOutlivesLab(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			defer cmd.Process.Kill()
+			defer func() { _ = cmd.Process.Kill() }()
 			waitForLine(t, stdout, "running until interrupted", 2*time.Minute)
 
 			var held []int

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,15 +10,6 @@ import (
 	"github.com/operator-lab/lab/internal/labtest"
 	"github.com/operator-lab/lab/labs/workspace"
 )
-
-func goEnv(t *testing.T, name string) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", name).Output()
-	if err != nil {
-		t.Fatalf("go env %s: %v", name, err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // TestCheckValidatesReportPathsBeforeGrading: a --results or --junit file
 // that cannot be written is refused at once, before any control plane or

@@ -52,7 +52,7 @@ func startPrintedSession(ctx context.Context, runOpts *RunOptions, record io.Wri
 
 // close stops the session, then lets the printer drain every event.
 func (p *printedSession) close() error {
-	err := p.liveLab.Close()
+	err := p.Close()
 	p.bus.Close()
 	<-p.printed
 	return err

@@ -116,7 +116,7 @@ func (r *outcomeReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	case outcomeError:
 		return reconcile.Result{}, planned
 	case outcomeRequeue:
-		return reconcile.Result{Requeue: true}, nil
+		return reconcile.Result{Requeue: true}, nil //nolint:staticcheck // the deprecated Requeue, as a learner may still write it
 	case outcomeAfter:
 		return reconcile.Result{RequeueAfter: requeueDelay}, nil
 	case outcomeTerminal:

@@ -23,7 +23,7 @@ func TestReconcilerReportsResults(t *testing.T) {
 		errText      string
 	}{
 		{name: "success", want: ResultSuccess},
-		{name: "requeue", result: reconcile.Result{Requeue: true}, want: ResultRequeue},
+		{name: "requeue", result: reconcile.Result{Requeue: true}, want: ResultRequeue}, //nolint:staticcheck // learners still write the deprecated Requeue; lab must name it
 		{name: "requeue after", result: reconcile.Result{RequeueAfter: 30 * time.Second}, want: ResultRequeueAfter, requeueAfter: 30 * time.Second},
 		{name: "error", err: boom, want: ResultError, errText: boom.Error()},
 		{name: "terminal", err: reconcile.TerminalError(boom), want: ResultTerminal, errText: "terminal error: " + boom.Error()},
@@ -211,10 +211,10 @@ func TestGateStepsOneAtATimeInArrivalOrder(t *testing.T) {
 	}
 	var gateEvents []string
 	for _, e := range h.rec.Events() {
-		switch {
-		case e.Kind == KindGate:
+		switch e.Kind {
+		case KindGate:
 			gateEvents = append(gateEvents, string(e.GateAction())+" "+e.Key)
-		case e.Kind == KindReconcileStart:
+		case KindReconcileStart:
 			gateEvents = append(gateEvents, "start "+e.Key)
 		}
 	}

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -33,7 +34,12 @@ func BenchmarkEnsureReuse(b *testing.B) {
 	case err := <-served:
 		b.Fatal(err)
 	}
-	defer func() { cancel(); <-served }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
+			b.Errorf("serve: %v", err)
+		}
+	}()
 	b.ResetTimer()
 	for b.Loop() {
 		cp, err := Ensure(context.Background(), Options{})

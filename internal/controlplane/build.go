@@ -39,7 +39,7 @@ func buildFromSource(ctx context.Context, dir string, log io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("create a build directory: %w", err)
 	}
-	defer os.RemoveAll(src)
+	defer func() { _ = os.RemoveAll(src) }()
 	if err := buildsrc.Materialize(src); err != nil {
 		return fmt.Errorf("write the build sources: %w", err)
 	}

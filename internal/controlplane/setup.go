@@ -87,7 +87,7 @@ func installInto(dest string, fill func(tmp string) error) error {
 	if err != nil {
 		return fmt.Errorf("create a temporary directory in %s: %w", root, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("make %s readable: %w", tmp, err)
 	}
@@ -104,7 +104,7 @@ func installInto(dest string, fill func(tmp string) error) error {
 		if err := os.Rename(dest, old); err != nil {
 			return fmt.Errorf("move the previous %s aside: %w", dest, err)
 		}
-		defer os.RemoveAll(old)
+		defer func() { _ = os.RemoveAll(old) }()
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("install binaries into %s: %w", dest, err)

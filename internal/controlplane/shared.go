@@ -278,7 +278,7 @@ func Up(ctx context.Context, exe string) (*State, error) {
 		if childDone && !serveLockHeld(dir) {
 			keepLog()
 			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("the background control plane exited during start-up (%v); its log %s says:\n%s", exitErr, logPath, tail(string(log), 15))
+			return nil, fmt.Errorf("the background control plane exited during start-up (%w); its log %s says:\n%s", exitErr, logPath, tail(string(log), 15))
 		}
 		select {
 		case exitErr = <-exited:

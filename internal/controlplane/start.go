@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/operator-lab/lab/internal/proc"
+	"github.com/operator-lab/lab/internal/tally"
 )
 
 // Start-up steps reported to Options.Progress, in order. The start-up
@@ -141,6 +142,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, startError(bins, err)
 	}
+	tally.Add(tally.ControlPlane, 1)
 	cp.Config = cfg
 	cp.Host = strings.TrimSuffix(cfg.Host, "/")
 	cp.StartedAt = time.Now()

@@ -432,7 +432,7 @@ func TestDownWarnsAboutAttachedSessionsAndDoesNotWaitLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cp.Stop()
+	defer func() { _ = cp.Stop() }()
 	other := startProcess(t, "sleep", "60")
 	for _, a := range []attachment{
 		{PID: other, ProcessStart: proc.StartTime(other), ServerPID: st.PID, ServerStart: st.ProcessStart},

@@ -38,7 +38,7 @@ func BinaryVersion(path string) (string, error) {
 func startError(bins Binaries, err error) error {
 	for _, name := range []string{"etcd", "kube-apiserver"} {
 		if _, verr := BinaryVersion(bins.Path(name)); verr != nil {
-			return fmt.Errorf("start the control plane: %s in %s is broken (%v); %s: %w",
+			return fmt.Errorf("start the control plane: %s in %s is broken (%w); %s: %w",
 				name, bins.Dir, verr, RebuildAdvice(bins), err)
 		}
 	}

@@ -57,14 +57,14 @@ func runSuite(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		defer os.RemoveAll(*v)
+		defer func() { _ = os.RemoveAll(*v) }()
 	}
 	envTmp, err := os.MkdirTemp("", "lab-faults-tmp-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(envTmp)
+	defer func() { _ = os.RemoveAll(envTmp) }()
 
 	// The shared control plane, as `lab env up` keeps it; a child of this
 	// test process that dies with it.

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -94,7 +95,8 @@ func (c *labCase) run(args ...string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	r := result{out: out.String(), errOut: errOut.String()}
-	if exit, ok := err.(*exec.ExitError); ok {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
 		r.code = exit.ExitCode()
 	} else if err != nil {
 		c.t.Fatalf("run lab %v: %v", args, err)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/operator-lab/lab/internal/proc"
+	"github.com/operator-lab/lab/internal/tally"
 )
 
 var (
@@ -46,6 +47,7 @@ func Binary() (string, error) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build lab: %w\n%s", err, out)
 		}
+		tally.Add(tally.Link, 1)
 	})
 	return binPath, buildErr
 }

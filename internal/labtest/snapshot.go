@@ -18,14 +18,15 @@ type Snapshot map[string][32]byte
 // TakeSnapshot hashes every file under dir, failing t if it cannot.
 func TakeSnapshot(t testing.TB, dir string) Snapshot {
 	t.Helper()
-	snap, err := takeSnapshot(dir)
+	snap, err := SnapshotOf(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return snap
 }
 
-func takeSnapshot(dir string) (Snapshot, error) {
+// SnapshotOf is TakeSnapshot for a goroutine that may not fail a test.
+func SnapshotOf(dir string) (Snapshot, error) {
 	out := Snapshot{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/operator-lab/lab/checker"
 	"github.com/operator-lab/lab/internal/proc"
+	"github.com/operator-lab/lab/internal/tally"
 	"github.com/operator-lab/lab/labs"
 )
 
@@ -61,6 +62,7 @@ func Build(ctx context.Context, lab *labs.Lab, workspaceDir string) (string, err
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
+	tally.Add(tally.Link, 1)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -5,6 +5,7 @@ package proc
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -153,8 +154,8 @@ func TestExitingChildTakesItsDescendantsAlong(t *testing.T) {
 
 func TestExitCodeIsThePrograms(t *testing.T) {
 	err := Command(context.Background(), "sh", "-c", "exit 3").Run()
-	exit, ok := err.(*exec.ExitError)
-	if !ok || exit.ExitCode() != 3 {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Fatalf("err = %v, want exit status 3", err)
 	}
 	// A program killed by a signal looks killed through the supervisor too.

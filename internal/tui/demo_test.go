@@ -98,7 +98,7 @@ func TestOutageDemoEndsWithTheExternalSystemHealthy(t *testing.T) {
 	m = update(m, cmd())
 	m, _ = press(m, "e") // down → flaky
 	clock.SetTime(clock.Now().Add(time.Minute))
-	m = update(m, tickMsg(clock.Now()))
+	_ = update(m, tickMsg(clock.Now()))
 	if fake.value("external") != "flaky" {
 		t.Fatalf("external = %s, want the learner's flaky kept", fake.value("external"))
 	}
@@ -136,7 +136,7 @@ func TestDemoKeyIsOnlyOfferedWhereThereIsADemo(t *testing.T) {
 		t.Fatalf("w acted on a section without a demo: calls %v", fake.Calls())
 	}
 	m, _ = press(m, "L")
-	m, _ = press(m, "w")
+	_, _ = press(m, "w")
 	if len(fake.Calls()) != 0 {
 		t.Fatal("w acted with the lesson closed")
 	}

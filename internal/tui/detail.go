@@ -326,8 +326,8 @@ func (d *detailLayer) build(r *state.Reconcile, held bool) []string {
 	}
 
 	heading(say.Text("What the work queue did"))
-	switch {
-	case r.End == nil:
+	switch r.End {
+	case nil:
 		para("  ", say.Text("nothing yet: Reconcile has not returned"), st.Faint)
 	default:
 		para("  ", outcomeLabel(say, r), st.Result(r.End.Result))

@@ -24,10 +24,9 @@ type startup struct {
 	title   string // the lab's, drawn above the steps
 	width   int
 
-	steps   []startupStep
-	began   time.Time
-	current int // index of the running step; len(steps) when none
-	failed  bool
+	steps  []startupStep
+	began  time.Time
+	failed bool
 }
 
 type startupStep struct {

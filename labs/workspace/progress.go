@@ -184,7 +184,7 @@ func LoadOrRebuildProgress(dir, labID string) (p *Progress, notice string, err e
 	case errors.As(err, &corrupt):
 		aside, moveErr := moveAside(corrupt.Path, corrupt.Path+".corrupt-"+time.Now().Format("20060102-150405"))
 		if moveErr != nil {
-			return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, moveErr)
+			return nil, "", fmt.Errorf("%w (and moving it aside failed: %w)", err, moveErr)
 		}
 		return NewProgress(labID), fmt.Sprintf("%v; moved it to %s and starting fresh (a check rebuilds it)", err, aside), nil
 	default:

@@ -85,7 +85,7 @@ type watcher struct {
 
 func (w *watcher) run(ctx context.Context, debounce time.Duration, out chan<- []string) {
 	defer close(out)
-	defer w.fsw.Close()
+	defer func() { _ = w.fsw.Close() }()
 	retry := time.NewTicker(watchRetry)
 	defer retry.Stop()
 	var (

@@ -281,7 +281,7 @@ func writeFileAtomic(name string, content []byte, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if _, err := tmp.Write(content); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", name, err)

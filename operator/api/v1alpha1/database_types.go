@@ -139,5 +139,5 @@ type DatabaseList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Database{}, &DatabaseList{})
+	objectTypes = append(objectTypes, &Database{}, &DatabaseList{})
 }

@@ -78,5 +78,5 @@ type HelloWorldList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&HelloWorld{}, &HelloWorldList{})
+	objectTypes = append(objectTypes, &HelloWorld{}, &HelloWorldList{})
 }
