@@ -38,8 +38,8 @@ func BinaryVersion(path string) (string, error) {
 func startError(bins Binaries, err error) error {
 	for _, name := range []string{"etcd", "kube-apiserver"} {
 		if _, verr := BinaryVersion(bins.Path(name)); verr != nil {
-			return fmt.Errorf("start the control plane: %s in %s is broken (%w); %s: %w",
-				name, bins.Dir, verr, RebuildAdvice(bins), err)
+			return fmt.Errorf("start the control plane: %s in %s is broken (%s); %s: %w",
+				name, bins.Dir, verr.Error(), RebuildAdvice(bins), err)
 		}
 	}
 	return fmt.Errorf("start the control plane (binaries from %s, %s): %w", bins.Dir, bins.Source, err)

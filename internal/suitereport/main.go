@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == execWrapFlag {
+		os.Exit(execWrap(os.Args[2], os.Args[3:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -63,6 +67,23 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	_ = os.Remove(tallyPath)
+	cpuPath := filepath.Join(filepath.Dir(tallyPath), "cpu")
+	_ = os.Remove(cpuPath)
+	wrap, err := execWrapArg(cpuPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "suitereport:", err)
+		return 1
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "suitereport:", err)
+		return 1
+	}
+	for _, stage := range stages {
+		for i := range stage {
+			stage[i].args = append([]string{"-exec", wrap}, stage[i].args...)
+		}
+	}
 
 	s := &suite{out: stdout, packages: map[string]*pkgResult{}}
 	started := time.Now()
@@ -83,7 +104,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		}
 		wg.Wait()
 	}
-	s.summary(time.Since(started), readTally(tallyPath))
+	s.summary(time.Since(started), readTally(tallyPath), readCPU(cpuPath, root))
 	if failed || s.failed > 0 {
 		return 1
 	}
@@ -150,6 +171,7 @@ type suite struct {
 	failed   int
 	skipped  int
 	lanes    []string
+	cpu      time.Duration // all lanes' CPU time
 }
 
 func (s *suite) say(format string, args ...any) {
@@ -189,8 +211,12 @@ func (s *suite) runLane(l lane, path, tallyPath string, stderr io.Writer) error 
 		}
 	}
 	waitErr := cmd.Wait()
+	// go test's own usage holds its compiles, links and (through the
+	// -exec wrapper) its test binaries: all the CPU the lane cost.
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	s.mu.Lock()
-	s.lanes = append(s.lanes, fmt.Sprintf("%s %s", l.name, time.Since(started).Round(time.Second)))
+	s.lanes = append(s.lanes, fmt.Sprintf("%s %s, CPU %s", l.name, time.Since(started).Round(time.Second), cpu.Round(time.Second)))
+	s.cpu += cpu
 	s.mu.Unlock()
 	if waitErr != nil {
 		return fmt.Errorf("go test: %w", waitErr)
@@ -294,11 +320,12 @@ func (s *suite) packageEnded(pkg string, p *pkgResult) {
 }
 
 // summary prints the suite's cost and its verdict.
-func (s *suite) summary(wall time.Duration, counts map[string]int) {
+func (s *suite) summary(wall time.Duration, counts map[string]int, cpu map[string]time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w := s.out
-	fmt.Fprintf(w, "\n── make test: what the suite cost (wall %s; lanes: %s) ──\n", wall.Round(time.Second), strings.Join(s.lanes, ", "))
+	fmt.Fprintf(w, "\n── make test: what the suite cost (wall %s, CPU %s on %d cores; lanes: %s) ──\n",
+		wall.Round(time.Second), s.cpu.Round(time.Second), runtime.NumCPU(), strings.Join(s.lanes, "; "))
 	type pk struct {
 		name string
 		*pkgResult
@@ -315,12 +342,12 @@ func (s *suite) summary(wall time.Duration, counts map[string]int) {
 		}
 	}
 	slices.SortFunc(pkgs, func(a, b pk) int { return cmp.Compare(b.elapsed, a.elapsed) })
-	fmt.Fprintln(w, "packages, slowest first (wall time of the test binary):")
+	fmt.Fprintln(w, "packages, slowest first (wall time of the test binary; CPU of it and all it waited for):")
 	for _, p := range pkgs {
 		if !p.ran && p.action != "fail" {
 			continue
 		}
-		fmt.Fprintf(w, "  %-48s %7.1fs  %s  (%s)\n", short(p.name), p.elapsed, p.action, p.lane)
+		fmt.Fprintf(w, "  %-48s %7.1fs  CPU %7.1fs  %s  (%s)\n", short(p.name), p.elapsed, cpu[short(p.name)].Seconds(), p.action, p.lane)
 	}
 	slices.SortFunc(s.tests, func(a, b testTime) int { return cmp.Compare(b.elapsed, a.elapsed) })
 	fmt.Fprintln(w, "the 10 slowest tests:")
