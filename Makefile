@@ -11,6 +11,10 @@ LDFLAGS    := -X github.com/operator-lab/lab/internal/buildinfo.Version=$(VERSIO
 GO_TEST    ?= go test
 TEST_FLAGS ?= -timeout 60m
 LAB        ?= 3.1
+# Every go command here builds with -trimpath, as lab's own check and runner
+# builds do (checker.TrimPath): one compiled copy of each dependency in the
+# go build cache serves lab, its tests and every workspace's checks.
+export GOFLAGS := $(strip -trimpath $(GOFLAGS))
 # Root in CI containers; sudo elsewhere (only for apt-get).
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/operator-lab/lab/checker/checkertest"
 
@@ -46,6 +45,18 @@ func TestMain(m *testing.M) {
 	}
 	cleanup()
 	os.Exit(code)
+}
+
+// checkTurns bounds how many checks this package's tests run at once.
+// The checks' own waits count wall time (a controller must act within
+// checkkit.WaitTimeout): more checks than the cores can serve would only
+// make each slower, and a slow enough one fail for want of a CPU.
+var checkTurns = make(chan struct{}, 3)
+
+// takeCheckTurn waits for a turn and returns what gives it back.
+func takeCheckTurn() (done func()) {
+	checkTurns <- struct{}{}
+	return func() { <-checkTurns }
 }
 
 // kubeconfig returns the path of the package's control plane's
@@ -100,9 +111,11 @@ func check(t *testing.T, opts checker.Options) *checker.Report {
 	t.Helper()
 	opts.Kubeconfig = kubeconfig(t)
 	before := labtest.TakeSnapshot(t, opts.Dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	report, err := checker.Check(ctx, opts)
+	// No deadline of its own: the check bounds its builds and runs, and
+	// go test's -timeout a check that hangs.
+	done := takeCheckTurn()
+	report, err := checker.Check(t.Context(), opts)
+	done()
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}

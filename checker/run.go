@@ -29,6 +29,15 @@ import (
 // -test.timeout catches hangs in the checks.
 const buildAllowance = 15 * time.Minute
 
+// TrimPath is in the go command of every private build (checks, runner).
+// Without it the go build cache keys each compiled package by its folder,
+// and every workspace has its own build folder: a second learner's
+// workspace, a fresh `lab init` or a test's would compile again what
+// another compiled from the same sources. Positions in what the binaries
+// print then start with the module's path, which LearnerPositions maps to
+// the learner's files as it does the build folder's.
+const TrimPath = "-trimpath"
+
 // testEvent is one line of `go test -json` (cmd/test2json).
 type testEvent struct {
 	Time        time.Time
@@ -273,7 +282,7 @@ func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []str
 	// Without the symbol table and DWARF the link is shorter; stack
 	// traces and the race detector's reports keep their file:line, which
 	// come from the runtime's own tables.
-	args := []string{"test", "-c", "-json", "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}
+	args := []string{"test", "-c", "-json", TrimPath, "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}
 	if g.race {
 		args = append(args, "-race")
 	}

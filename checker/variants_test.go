@@ -316,13 +316,16 @@ func TestVariants(t *testing.T) {
 							continue
 						}
 						// Each round has its own deadline, counted from when
-						// it starts: a slow machine makes the suite longer,
-						// never a round that waited its turn fail.
+						// it has its turn (takeCheckTurn): a slow machine
+						// makes the suite longer, never a round that waited
+						// its turn fail.
+						done := takeCheckTurn()
 						ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
 						start := time.Now()
 						runs[i].report, runs[i].err = checker.Check(ctx, checker.Options{Lab: lab, Dir: s.dir, Exercises: exercises, Kubeconfig: kc})
 						runs[i].took = time.Since(start)
 						cancel()
+						done()
 						if after, err := labtest.SnapshotOf(s.dir); err == nil {
 							runs[i].changes = before.Changes(after)
 						}
@@ -366,7 +369,8 @@ func TestVariants(t *testing.T) {
 var variantsMatching = flag.String("variants", "", "check only the variants whose LAB/EXERCISE/NAME matches this regular expression")
 
 // variantChecksAtOnce is how many variant rounds of a lab are checked at
-// the same time: two, to leave the CPU to the rest of make test.
+// the same time (each round also waits for one of the package's
+// checkTurns): two, so one round builds while another runs its checks.
 const variantChecksAtOnce = 2
 
 // variantRoundTimeout bounds one round's check: far above what a round

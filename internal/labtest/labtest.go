@@ -11,11 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/operator-lab/lab/internal/proc"
 	"github.com/operator-lab/lab/internal/tally"
@@ -82,14 +83,28 @@ func RemoveBinary() {
 	}
 }
 
-// moduleRoot is the directory of lab's go.mod, found from this source file.
+// moduleRoot is the directory of lab's go.mod: the nearest above the
+// test's working folder (its package's) that declares lab's module. It is
+// not found from this file's own path, which -trimpath builds do not keep.
 func moduleRoot() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", fmt.Errorf("cannot locate the labtest source file")
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find lab's module: %w", err)
 	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..")), nil
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(b) == labModule {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("find lab's module: no go.mod of %s above the test's folder", labModule)
+		}
+		dir = parent
+	}
 }
+
+// labModule is lab's module path.
+const labModule = "github.com/operator-lab/lab"
 
 // Descendants returns the PIDs of every living process below pid.
 func Descendants(pid int) []int {

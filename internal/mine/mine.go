@@ -56,7 +56,7 @@ func Build(ctx context.Context, lab *labs.Lab, workspaceDir string) (string, err
 	}
 	defer build.Close()
 	bin := filepath.Join(build.BinDir, "lab-runner")
-	cmd := proc.Command(ctx, "go", "build", "-o", bin, "./"+runnerPackage)
+	cmd := proc.Command(ctx, "go", "build", checker.TrimPath, "-o", bin, "./"+runnerPackage)
 	cmd.Dir = build.Dir
 	cmd.Env = checker.GoEnv("", nil)
 	var out bytes.Buffer
