@@ -154,6 +154,7 @@ type groupOutcome struct {
 func runGroups(ctx context.Context, lab *labs.Lab, buildDir, binDir string, groups []group, env []string) []groupOutcome {
 	outcomes := make([]groupOutcome, len(groups))
 	slots := make(chan struct{}, runtime.NumCPU())
+	test2json := test2jsonCommand(ctx, buildDir, env)
 	var wg sync.WaitGroup
 	previousBuilt := make(chan struct{})
 	close(previousBuilt)
@@ -167,7 +168,7 @@ func runGroups(ctx context.Context, lab *labs.Lab, buildDir, binDir string, grou
 			runs, err := buildGroup(ctx, buildDir, binDir, g, env, &stderr)
 			close(built)
 			if err == nil {
-				err = runBuilt(ctx, lab, buildDir, binDir, g, env, slots, runs, &stderr)
+				err = runBuilt(ctx, lab, buildDir, binDir, g, env, test2json, slots, runs, &stderr)
 			}
 			outcomes[i] = groupOutcome{runs: runs, stderr: stderr.String(), err: err}
 		}(previousBuilt)
@@ -177,11 +178,27 @@ func runGroups(ctx context.Context, lab *labs.Lab, buildDir, binDir string, grou
 	return outcomes
 }
 
-// runBuilt runs the test binaries of one built group through test2json,
-// each holding a slot while it runs, and adds what they said to runs. What
-// runs are immutable copies of the binaries, made before any of them ran
-// (sealedBinaries).
-func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env []string, slots chan struct{}, runs map[string]*packageRun, stderr *boundedText) error {
+// test2jsonCommand is how the check binaries are run through test2json:
+// the go command's own test2json program, found once per check with `go
+// tool -n` and then run directly, since `go tool test2json` would start
+// the go command (a quarter of a CPU-second) for every binary. When the
+// go command cannot say where it is, it is asked every time.
+func test2jsonCommand(ctx context.Context, buildDir string, env []string) []string {
+	cmd := proc.Command(ctx, "go", "tool", "-n", "test2json")
+	cmd.Dir = buildDir
+	cmd.Env = env
+	out, err := cmd.Output()
+	if path := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(path) && !strings.ContainsAny(path, "\n") {
+		return []string{path}
+	}
+	return []string{"go", "tool", "test2json"}
+}
+
+// runBuilt runs the test binaries of one built group through test2json
+// (the command test2json gives), each holding a slot while it runs, and
+// adds what they said to runs. What runs are immutable copies of the
+// binaries, made before any of them ran (sealedBinaries).
+func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g group, env, test2json []string, slots chan struct{}, runs map[string]*packageRun, stderr *boundedText) error {
 	// Each binary writes its record into a folder of this run's.
 	recordDir, err := os.MkdirTemp("", "lab-check-records-")
 	if err != nil {
@@ -237,9 +254,9 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			started := time.Now()
 			recordPath := filepath.Join(recordDir, e.ID+".json")
 			binEnv := append(slices.Clone(env), checkkit.RecordEnv+"="+recordPath)
-			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), binEnv, &errOut, own,
-				"go", "tool", "test2json", "-t", "-p", pkg, bin,
+			args := append(slices.Clone(test2json[1:]), "-t", "-p", pkg, bin,
 				"-test.v=test2json", "-test.count=1", "-test.paniconexit0", "-test.timeout="+timeout.String())
+			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), binEnv, &errOut, own, test2json[0], args...)
 			// test2json run by hand gives no package verdict (the go command
 			// adds it under `go test`): the exit status is the verdict.
 			if own[pkg] == nil {
