@@ -156,14 +156,8 @@ func prepare(lab *labs.Lab, workspaceDir, buildDir string, added []File) error {
 	if err := copyWorkspace(workspaceDir, buildDir); err != nil {
 		return err
 	}
-	for _, f := range added {
-		b, err := f.Read()
-		if err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(buildDir, filepath.FromSlash(f.Path)), b); err != nil {
-			return err
-		}
+	if err := writeFiles(buildDir, added); err != nil {
+		return err
 	}
 	pkgs, err := supportPackages()
 	if err != nil {
@@ -307,6 +301,20 @@ func copyGoSources(src fs.FS, dst string) error {
 			return err
 		}
 		if err := writeFile(filepath.Join(dst, name), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFiles writes files (paths relative to dir) into dir.
+func writeFiles(dir string, files []File) error {
+	for _, f := range files {
+		b, err := f.Read()
+		if err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(f.Path)), b); err != nil {
 			return err
 		}
 	}

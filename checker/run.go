@@ -105,18 +105,39 @@ type group struct {
 	race      bool
 	exercises []*labs.Exercise
 	timeouts  map[*labs.Exercise]time.Duration
+	// prebuilt are the exercises whose binaries are not built but given
+	// (Options.prebuilt).
+	prebuilt map[*labs.Exercise]*prebuiltBinary
+}
+
+// prebuiltBinary is an exercise's test binary that a check runs instead of
+// building one. Only the grader's own tests give one: they link many
+// learner variants of an exercise into one binary, which env selects,
+// where a learner's check links one binary per exercise.
+type prebuiltBinary struct {
+	path string
+	env  []string
+	// output, when set, is what the check reads of the test2json stream
+	// instead of the stream itself (the variants' own package paths put
+	// back to the exercise's).
+	output func(io.Reader) io.Reader
+}
+
+// toBuild are the exercises of the group that are built.
+func (g group) toBuild() []*labs.Exercise {
+	return slices.DeleteFunc(slices.Clone(g.exercises), func(e *labs.Exercise) bool { return g.prebuilt[e] != nil })
 }
 
 // groupsOf groups the exercises by their race flag, the race group first:
 // checks under the race detector run longest, and a group built first runs
 // first while the next one builds.
-func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool) []group {
+func groupsOf(exercises []*labs.Exercise, timeout time.Duration, race bool, prebuilt map[*labs.Exercise]*prebuiltBinary) []group {
 	var gs []group
 	for _, e := range exercises {
 		r := e.Race || race
 		i := slices.IndexFunc(gs, func(g group) bool { return g.race == r })
 		if i < 0 {
-			gs = append(gs, group{race: r, timeouts: map[*labs.Exercise]time.Duration{}})
+			gs = append(gs, group{race: r, timeouts: map[*labs.Exercise]time.Duration{}, prebuilt: prebuilt})
 			i = len(gs) - 1
 		}
 		gs[i].exercises = append(gs[i].exercises, e)
@@ -211,6 +232,10 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 		if r := runs[lab.Module+"/"+e.Package]; r != nil && r.failedBuild {
 			continue // the build events say why; a binary left from an earlier check must not run
 		}
+		if g.prebuilt[e] != nil {
+			toRun = append(toRun, e)
+			continue
+		}
 		name := path.Base(e.Package) + ".test"
 		if _, err := os.Stat(filepath.Join(binDir, name)); err != nil {
 			continue
@@ -224,20 +249,42 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 	}
 	defer sealed.close()
 	defer sealed.verifyBuilt()
+	// A prebuilt binary is sealed as a built one is: the learner's code of
+	// one run must not change what the next runs.
+	prebuilt := map[*labs.Exercise]string{}
+	for _, e := range toRun {
+		p := g.prebuilt[e]
+		if p == nil {
+			continue
+		}
+		s, err := sealBinaries(filepath.Dir(p.path), []string{filepath.Base(p.path)})
+		if err != nil {
+			return err
+		}
+		defer s.close()
+		defer s.verifyBuilt()
+		if prebuilt[e], err = s.path(filepath.Base(p.path)); err != nil {
+			return err
+		}
+	}
 
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	for i, e := range toRun {
+	for _, e := range toRun {
 		pkg := lab.Module + "/" + e.Package
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			bin, err := sealed.path(names[i])
+			bin, err := sealed.path(path.Base(e.Package) + ".test")
+			pre := g.prebuilt[e]
+			if pre != nil {
+				bin, err = prebuilt[e], nil
+			}
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()
@@ -254,9 +301,13 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			started := time.Now()
 			recordPath := filepath.Join(recordDir, e.ID+".json")
 			binEnv := append(slices.Clone(env), checkkit.RecordEnv+"="+recordPath)
+			var output func(io.Reader) io.Reader
+			if pre != nil {
+				binEnv, output = append(binEnv, pre.env...), pre.output
+			}
 			args := append(slices.Clone(test2json[1:]), "-t", "-p", pkg, bin,
 				"-test.v=test2json", "-test.count=1", "-test.paniconexit0", "-test.timeout="+timeout.String())
-			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), binEnv, &errOut, own, test2json[0], args...)
+			exitCode, err := runJSON(runCtx, filepath.Join(buildDir, e.Package), binEnv, &errOut, own, output, test2json[0], args...)
 			// test2json run by hand gives no package verdict (the go command
 			// adds it under `go test`): the exit status is the verdict.
 			if own[pkg] == nil {
@@ -296,22 +347,20 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 // so a check of unchanged code skips linking (the biggest cost of a warm
 // check), which `go test` would redo every time.
 func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []string, stderr *boundedText) (map[string]*packageRun, error) {
-	// Without the symbol table and DWARF the link is shorter; stack
-	// traces and the race detector's reports keep their file:line, which
-	// come from the runtime's own tables.
-	args := []string{"test", "-c", "-json", TrimPath, "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}
-	if g.race {
-		args = append(args, "-race")
+	exercises := g.toBuild()
+	runs := map[string]*packageRun{}
+	if len(exercises) == 0 {
+		return runs, nil
 	}
-	for _, e := range g.exercises {
+	args := append(checkBuildArgs(binDir, g.race), "-json")
+	for _, e := range exercises {
 		args = append(args, "./"+e.Package)
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
 	defer cancel()
-	before := binaryStamps(binDir, g.exercises)
-	runs := map[string]*packageRun{}
-	code, err := runJSON(buildCtx, buildDir, env, stderr, runs, "go", args...)
-	tally.Add(tally.Link, changedStamps(before, binaryStamps(binDir, g.exercises)))
+	before := binaryStamps(binDir, exercises)
+	code, err := runJSON(buildCtx, buildDir, env, stderr, runs, nil, "go", args...)
+	tally.Add(tally.Link, changedStamps(before, binaryStamps(binDir, exercises)))
 	if err != nil {
 		return runs, fmt.Errorf("build the checks: %w", err)
 	}
@@ -327,6 +376,19 @@ func buildGroup(ctx context.Context, buildDir, binDir string, g group, env []str
 		return nil, fmt.Errorf("go test -c: %s", firstLine(stderr.String()))
 	}
 	return runs, nil
+}
+
+// checkBuildArgs are the go command's arguments, before the packages, that
+// build check binaries into binDir.
+func checkBuildArgs(binDir string, race bool) []string {
+	// Without the symbol table and DWARF the link is shorter; stack
+	// traces and the race detector's reports keep their file:line, which
+	// come from the runtime's own tables.
+	args := []string{"test", "-c", TrimPath, "-ldflags=-s -w", "-o", binDir + string(filepath.Separator)}
+	if race {
+		args = append(args, "-race")
+	}
+	return args
 }
 
 // binaryStamps tells each of the exercises' test binaries in binDir by
@@ -355,7 +417,7 @@ func changedStamps(before, after map[string]string) int {
 // runJSON runs a command printing `go test -json` events in dir, adds what
 // it printed to runs and returns its exit code. A non-zero exit is not an
 // error (failing tests exit 1); failing to start or finish is.
-func runJSON(ctx context.Context, dir string, env []string, stderr *boundedText, runs map[string]*packageRun, name string, args ...string) (int, error) {
+func runJSON(ctx context.Context, dir string, env []string, stderr *boundedText, runs map[string]*packageRun, output func(io.Reader) io.Reader, name string, args ...string) (int, error) {
 	// proc stops everything the command started (the test binary, its
 	// control-plane clients, whatever learner code spawned) when the check
 	// is cancelled or lab dies.
@@ -370,7 +432,11 @@ func runJSON(ctx context.Context, dir string, env []string, stderr *boundedText,
 	if err := cmd.Start(); err != nil {
 		return -1, fmt.Errorf("start %s (is Go installed and on PATH?): %w", name, err)
 	}
-	parseErr := parseTestJSON(stdout, runs)
+	var events io.Reader = stdout
+	if output != nil {
+		events = output(stdout)
+	}
+	parseErr := parseTestJSON(events, runs)
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
 		return -1, fmt.Errorf("did not finish in time: %w", context.Cause(ctx))

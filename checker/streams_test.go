@@ -217,7 +217,7 @@ func TestRaceExercisesBuildWithTheRaceDetector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := groupsOf(lab.Exercises, 0, false)
+	gs := groupsOf(lab.Exercises, 0, false, nil)
 	if len(gs) != 2 {
 		t.Fatalf("%d groups, want one with the race detector and one without", len(gs))
 	}
@@ -234,7 +234,7 @@ func TestRaceExercisesBuildWithTheRaceDetector(t *testing.T) {
 			}
 		}
 	}
-	gs = groupsOf(lab.Exercises, 7*time.Second, true)
+	gs = groupsOf(lab.Exercises, 7*time.Second, true, nil)
 	if len(gs) != 1 || !gs[0].race || len(gs[0].exercises) != len(lab.Exercises) || gs[0].timeouts[breaker] != 7*time.Second {
 		t.Errorf("with --race --timeout 7s: %+v", gs)
 	}

@@ -247,8 +247,12 @@ func topMissing(root, dir string) string {
 // TestVariants grades every variant and fails for a wrong one that passes,
 // a correct one that does not, or a reason that does not say what it must.
 // The variants are checked in rounds: a round's workspace holds one
-// variant of each exercise (the solution elsewhere), so one build and one
-// run grade as many variants as there are exercises.
+// variant of each exercise (the solution elsewhere), so one check grades
+// as many variants as there are exercises. Most variants are linked into
+// one test binary per exercise first (checker.BuildVariantBinaries), so a
+// round runs binaries and links none; a sample of them, one wrong and one
+// correct variant of each exercise, is graded again the way a learner's
+// check builds it, and both verdicts must be the same.
 func TestVariants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every variant: skipped with -short")
@@ -263,7 +267,7 @@ func TestVariants(t *testing.T) {
 	}
 	for _, lab := range all {
 		variants := slices.DeleteFunc(loadVariants(t, lab), func(v *variant) bool {
-			return !only.MatchString(v.lab + "/" + v.exercise + "/" + v.name)
+			return !only.MatchString(v.key())
 		})
 		if len(variants) == 0 {
 			continue
@@ -271,7 +275,15 @@ func TestVariants(t *testing.T) {
 		t.Run(lab.ID, func(t *testing.T) {
 			t.Parallel()
 			kc := kubeconfig(t)
-			rs := rounds(lab, variants)
+			bins := variantBinaries(t, lab, variants)
+			sample := sampleOf(variants, bins)
+			var rs []round
+			for _, r := range rounds(lab, variants) {
+				rs = append(rs, round{variants: r, shared: true})
+			}
+			for _, r := range rounds(lab, sample) {
+				rs = append(rs, round{variants: r})
+			}
 			// The rounds take turns in a few workspaces (slots) that stay
 			// where they are: a check's private build folder is keyed by
 			// the workspace's path, so Go's build cache and the kept test
@@ -279,14 +291,7 @@ func TestVariants(t *testing.T) {
 			// its variants changed, as a learner's next check would. The
 			// checks run several at once, as much of a check's time is
 			// spent waiting on the control plane, not on the CPU.
-			type run struct {
-				report *checker.Report
-				err    error
-				took   time.Duration
-				// changes are what the check changed in the workspace.
-				changes []string
-			}
-			runs := make([]*run, len(rs))
+			runs := make([]*roundRun, len(rs))
 			next := make(chan int, len(rs))
 			for i := range rs {
 				next <- i
@@ -299,56 +304,36 @@ func TestVariants(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for i := range next {
-						runs[i] = &run{}
-						files, exercises, err := roundFiles(lab, rs[i])
-						if err != nil {
-							runs[i].err = err
-							continue
+						opts := checker.Options{Lab: lab, Dir: s.dir, Kubeconfig: kc}
+						if rs[i].shared {
+							opts = bins.Prebuilt(opts, keysOf(rs[i].variants))
 						}
-						restore, err := s.write(files)
-						if err != nil {
-							runs[i].err = err
-							continue
-						}
-						before, err := labtest.SnapshotOf(s.dir)
-						if err != nil {
-							runs[i].err = err
-							continue
-						}
-						// Each round has its own deadline, counted from when
-						// it has its turn (takeCheckTurn): a slow machine
-						// makes the suite longer, never a round that waited
-						// its turn fail.
-						done := takeCheckTurn()
-						ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
-						start := time.Now()
-						runs[i].report, runs[i].err = checker.Check(ctx, checker.Options{Lab: lab, Dir: s.dir, Exercises: exercises, Kubeconfig: kc})
-						runs[i].took = time.Since(start)
-						cancel()
-						done()
-						if after, err := labtest.SnapshotOf(s.dir); err == nil {
-							runs[i].changes = before.Changes(after)
-						}
-						if err := restore(); err != nil && runs[i].err == nil {
-							runs[i].err = err
-						}
+						runs[i] = s.check(lab, rs[i].variants, opts)
 					}
 				}()
 			}
 			wg.Wait()
-			for i, round := range rs {
-				r := runs[i]
-				t.Logf("round %d: %d variants checked in %s", i+1, len(round), r.took.Round(time.Second))
-				if r.err != nil {
-					t.Errorf("round %d: check: %v", i+1, r.err)
+			graded := map[string]*checker.Result{} // key → its verdict from the shared binary
+			for i, r := range rs {
+				run := runs[i]
+				t.Logf("round %d (%s): %d variants checked in %s", i+1, r.how(), len(r.variants), run.took.Round(time.Second))
+				if run.err != nil {
+					t.Errorf("round %d: check: %v", i+1, run.err)
 					continue
 				}
-				if len(r.changes) > 0 {
-					t.Errorf("round %d: the check changed the workspace: %v", i+1, r.changes)
+				if len(run.changes) > 0 {
+					t.Errorf("round %d: the check changed the workspace: %v", i+1, run.changes)
 				}
-				for _, v := range round {
-					res := result(t, r.report, v.exercise)
+				for _, v := range r.variants {
+					res := result(t, run.report, v.exercise)
 					where := fmt.Sprintf("round %d, %s/%s", i+1, v.exercise, v.name)
+					if r.shared {
+						graded[v.key()] = res
+					} else if shared := graded[v.key()]; shared != nil {
+						if diff := sameVerdict(shared, res); diff != "" {
+							t.Errorf("%s: graded from the shared binary and as a check builds it, the verdicts differ: %s", where, diff)
+						}
+					}
 					if res.Status != v.want {
 						t.Errorf("%s: %s (%s), want %s", where, res.Status, res.Reason, v.want)
 						continue
@@ -363,6 +348,165 @@ func TestVariants(t *testing.T) {
 		})
 	}
 }
+
+// A round is variants checked together, from the shared binaries (those
+// that have one) or all built as a learner's check builds them.
+type round struct {
+	variants []*variant
+	shared   bool
+}
+
+func (r round) how() string {
+	if r.shared {
+		return "shared binaries"
+	}
+	return "built as a check builds"
+}
+
+type roundRun struct {
+	report *checker.Report
+	err    error
+	took   time.Duration
+	// changes are what the check changed in the workspace.
+	changes []string
+}
+
+// check writes the variants into the slot, checks their exercises with
+// opts, and puts the slot back.
+func (s *slot) check(lab *labs.Lab, variants []*variant, opts checker.Options) *roundRun {
+	run := &roundRun{}
+	files, exercises, err := roundFiles(lab, variants)
+	if err != nil {
+		run.err = err
+		return run
+	}
+	restore, err := s.write(files)
+	if err != nil {
+		run.err = err
+		return run
+	}
+	before, err := labtest.SnapshotOf(s.dir)
+	if err != nil {
+		run.err = errors.Join(err, restore())
+		return run
+	}
+	// Each round has its own deadline, counted from when it has its turn
+	// (takeCheckTurn): a slow machine makes the suite longer, never a
+	// round that waited its turn fail.
+	done := takeCheckTurn()
+	ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
+	start := time.Now()
+	opts.Exercises = exercises
+	run.report, run.err = checker.Check(ctx, opts)
+	run.took = time.Since(start)
+	cancel()
+	done()
+	if after, err := labtest.SnapshotOf(s.dir); err == nil {
+		run.changes = before.Changes(after)
+	}
+	if err := restore(); err != nil && run.err == nil {
+		run.err = err
+	}
+	return run
+}
+
+func (v *variant) key() string { return v.lab + "/" + v.exercise + "/" + v.name }
+
+func keysOf(variants []*variant) []string {
+	var out []string
+	for _, v := range variants {
+		out = append(out, v.key())
+	}
+	return out
+}
+
+// variantBinaries links the variants that can share a binary, one binary
+// per exercise, in a solved workspace of their own.
+func variantBinaries(t *testing.T, lab *labs.Lab, variants []*variant) *checker.VariantBinaries {
+	t.Helper()
+	var sources []checker.VariantSource
+	for _, v := range variants {
+		files, err := v.files(lab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := lab.Exercise(v.exercise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, checker.VariantSource{Key: v.key(), Exercise: e, Files: files})
+	}
+	solved := checkertest.Workspace(t, lab, true, nil)
+	done := takeCheckTurn()
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), variantRoundTimeout)
+	defer cancel()
+	bins, err := checker.BuildVariantBinaries(ctx, lab, solved, t.TempDir(), sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d of %d variants share a binary; the others are built as a check builds them:", len(variants)-len(bins.Skipped), len(variants))
+	for _, key := range slices.Sorted(maps.Keys(bins.Skipped)) {
+		t.Logf("  %s: %s", key, bins.Skipped[key])
+	}
+	return bins
+}
+
+// sampleOf is one wrong and one correct variant of each exercise, of those
+// that share a binary: the ones graded both ways.
+func sampleOf(variants []*variant, bins *checker.VariantBinaries) []*variant {
+	var out []*variant
+	taken := map[string]bool{}
+	for _, v := range variants {
+		kind := v.exercise + "/" + v.name[:2]
+		if bins.Has(v.key()) && !taken[kind] {
+			taken[kind] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// sameVerdict says how two results of one variant differ, if they do: in
+// status, reason, which checks ran, and, for a correct variant, how each
+// did. A wrong variant's other checks may go either way from run to run
+// (whether a reconcile comes after a deletion, say) while its verdict
+// does not, so they are not compared. The checks pick names, counts and
+// durations at random on every run, and a race report may name either
+// line of a racy pair, so numbers and the random name suffixes are masked
+// (asChosen): what is compared is what was checked, how it failed and
+// where.
+func sameVerdict(a, b *checker.Result) string {
+	if a.Status != b.Status || asChosen(a.Reason) != asChosen(b.Reason) {
+		return fmt.Sprintf("%s (%s) and %s (%s)", a.Status, a.Reason, b.Status, b.Reason)
+	}
+	if len(a.Tests) != len(b.Tests) {
+		return fmt.Sprintf("%d checks and %d", len(a.Tests), len(b.Tests))
+	}
+	for i := range a.Tests {
+		ta, tb := a.Tests[i], b.Tests[i]
+		same := asChosen(ta.Name) == asChosen(tb.Name)
+		if a.Status == checker.StatusPass {
+			same = same && ta.Status == tb.Status && asChosen(ta.Message) == asChosen(tb.Message)
+		}
+		if !same {
+			return fmt.Sprintf("check %s %s (%s) and %s %s (%s)", ta.Name, ta.Status, ta.Message, tb.Name, tb.Status, tb.Message)
+		}
+	}
+	return ""
+}
+
+// asChosen masks what a check chooses anew each run: numbers and
+// durations, and the five-character suffixes of the names it makes
+// (checkkit.Name).
+func asChosen(s string) string {
+	return chosenNumber.ReplaceAllString(chosenSuffix.ReplaceAllString(s, "-#####"), "#")
+}
+
+var (
+	chosenSuffix = regexp.MustCompile(`-[a-z0-9]{5}\b`)
+	chosenNumber = regexp.MustCompile(`(?:[0-9]+(?:\.[0-9]+)?(?:h|ms|µs|ns|m|s)?)+`)
+)
 
 // variantsMatching narrows TestVariants while one exercise's checks are
 // being worked on: go test ./checker -run TestVariants -variants '4.4/together/'.

@@ -25,7 +25,7 @@ func Warm(ctx context.Context, lab *labs.Lab, dir string) error {
 	defer build.Close()
 	defer func() { _ = os.RemoveAll(build.Dir) }()
 	env := GoEnv("", nil)
-	for _, g := range groupsOf(exercises, 0, false) {
+	for _, g := range groupsOf(exercises, 0, false, nil) {
 		// A learner's code that does not compile is the next check's to
 		// report; the other packages of the group are built all the same.
 		var stderr boundedText
