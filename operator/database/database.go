@@ -221,7 +221,18 @@ type outcome struct {
 
 func stay() outcome                   { return outcome{} }
 func moveTo(p v1alpha1.Phase) outcome { return outcome{next: p} }
-func fail(err error) outcome          { return outcome{err: err} }
+
+// fail is the outcome of an error, but for one: AlreadyExists from
+// creating an owned object means the cache has not yet seen the object an
+// earlier reconcile created. That object's watch event queues the
+// Database again, so this reconcile ends without an error (a retry now
+// would read the same cache).
+func fail(err error) outcome {
+	if apierrors.IsAlreadyExists(err) {
+		return stay()
+	}
+	return outcome{err: err}
+}
 
 func (s *step) run(ctx context.Context) (reconcile.Result, error) {
 	var o outcome

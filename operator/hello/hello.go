@@ -124,7 +124,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			cm.Data[v1alpha1.SignatureKey] = signature
 		}
 		return controllerutil.SetControllerReference(hw, cm, r.Scheme)
-	}); err != nil {
+	}); apierrors.IsAlreadyExists(err) {
+		// The cache has not yet seen the ConfigMap an earlier reconcile
+		// created: its watch event queues this HelloWorld again, and a
+		// retry now would read the same cache.
+		return reconcile.Result{}, nil
+	} else if err != nil {
 		return reconcile.Result{}, fmt.Errorf("sync ConfigMap %s: %w", cm.Name, err)
 	}
 
