@@ -468,29 +468,28 @@ func sampleOf(variants []*variant, bins *checker.VariantBinaries) []*variant {
 }
 
 // sameVerdict says how two results of one variant differ, if they do: in
-// status, reason, which checks ran, and, for a correct variant, how each
-// did. What a wrong variant's code did depends on timing (how many
-// reconciles a check saw, whether one came after a deletion), so of a
-// reason only what was expected is compared, not what was seen, and a
-// wrong variant's other checks may go either way. The checks also pick
-// names, counts and durations at random on every run, and a race report
-// may name either line of a racy pair, so numbers and the random name
-// suffixes are masked (asChosen): what is compared is what was checked,
-// how it failed and where.
+// status and reason, and for a correct variant in each check's name,
+// status and message. What a wrong variant's code does depends on timing
+// (how many reconciles a check saw, whether one came after a deletion,
+// which checks ran before a data race ended the binary), so of its reason
+// only what was expected is compared, not what was seen, and its checks
+// are not. The checks also pick names, counts and durations at random on
+// every run, and a race report may name either line of a racy pair, so
+// numbers and the random name suffixes are masked (asChosen): what is
+// compared is what was checked, how it failed and where.
 func sameVerdict(a, b *checker.Result) string {
 	if a.Status != b.Status || expected(a.Reason) != expected(b.Reason) {
 		return fmt.Sprintf("%s (%s) and %s (%s)", a.Status, a.Reason, b.Status, b.Reason)
+	}
+	if a.Status != checker.StatusPass {
+		return ""
 	}
 	if len(a.Tests) != len(b.Tests) {
 		return fmt.Sprintf("%d checks and %d", len(a.Tests), len(b.Tests))
 	}
 	for i := range a.Tests {
 		ta, tb := a.Tests[i], b.Tests[i]
-		same := asChosen(ta.Name) == asChosen(tb.Name)
-		if a.Status == checker.StatusPass {
-			same = same && ta.Status == tb.Status && asChosen(ta.Message) == asChosen(tb.Message)
-		}
-		if !same {
+		if asChosen(ta.Name) != asChosen(tb.Name) || ta.Status != tb.Status || asChosen(ta.Message) != asChosen(tb.Message) {
 			return fmt.Sprintf("check %s %s (%s) and %s %s (%s)", ta.Name, ta.Status, ta.Message, tb.Name, tb.Status, tb.Message)
 		}
 	}

@@ -86,6 +86,11 @@ func TestLessonWalkthroughsMatchTheOperator(t *testing.T) {
 			if !slices.Equal(got.breaker, w.Breaker) {
 				t.Errorf("breaker:\n got  %v\n want %v", got.breaker, w.Breaker)
 			}
+			if n := len(w.External); w.RepeatLastCall && n > 0 {
+				for len(got.external) > n && got.external[len(got.external)-1] == w.External[n-1] {
+					got.external = got.external[:len(got.external)-1]
+				}
+			}
 			if w.External != nil && !slices.Equal(got.external, w.External) {
 				t.Errorf("external calls:\n got  %v\n want %v", got.external, w.External)
 			}
