@@ -25,6 +25,9 @@ echo '{"exit":0,"tests":{"TestChoosingTheResult":"pass"}}' > "$LAB_CHECK_RECORD"
 // checks, and the next check builds its binary afresh.
 func TestAReplacedCheckBinaryNeverGrades(t *testing.T) {
 	lab := lab31(t)
+	// The forger writes next to the check's records, which are in the
+	// temp folder: this test's own, so nothing it writes outlives it.
+	t.Setenv("TMPDIR", t.TempDir())
 	marker := filepath.Join(t.TempDir(), "forged")
 	forger := `package reads
 
