@@ -280,10 +280,11 @@ func runBuilt(ctx context.Context, lab *labs.Lab, buildDir, binDir string, g gro
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			bin, err := sealed.path(path.Base(e.Package) + ".test")
 			pre := g.prebuilt[e]
-			if pre != nil {
-				bin, err = prebuilt[e], nil
+			bin, ok := prebuilt[e]
+			var err error
+			if !ok {
+				bin, err = sealed.path(path.Base(e.Package) + ".test")
 			}
 			if err != nil {
 				mu.Lock()
